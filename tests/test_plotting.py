@@ -1,0 +1,33 @@
+"""Plotting helpers draw what they are given and return the Axes."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+
+import transformer_lib as tl  # noqa: E402
+
+
+def test_attention_heatmap_draws_the_matrix():
+    w = torch.tensor([[0.25, 0.75], [1.0, 0.0]])
+    ax = tl.plotting.attention_heatmap(w, x_labels=["a", "b"], y_labels=["c", "d"], annotate=True)
+    assert isinstance(ax, Axes)
+    np.testing.assert_allclose(ax.images[0].get_array(), w.numpy())
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    with pytest.raises(ValueError, match=r"\(Tq, Tk\)"):
+        tl.plotting.attention_heatmap(torch.zeros(2, 2, 2))
+
+
+def test_line_and_loss_and_lr_plots():
+    ax = tl.plotting.line_plot([1, 2, 4], {"a": [1, 2, 3], "b": [3, 2, 1]}, "x", "y", logx=True, logy=True)
+    assert len(ax.lines) == 2 and ax.get_yscale() == "log"
+    ax = tl.plotting.loss_curves({"train": [3.0, 2.0, 1.0]})
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [3.0, 2.0, 1.0])
+    ax = tl.plotting.lr_curve([1, 2], [0.1, 0.2])
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.1, 0.2])
+    ax = tl.plotting.positional_heatmap(tl.sinusoidal_table(10, 4))
+    assert ax.images[0].get_array().shape == (10, 4)

@@ -1,0 +1,226 @@
+"""Attention: scaled dot-product, additive, and multi-head.
+
+Mask convention (see ``masks.py``): boolean, True = may attend, broadcastable
+to (B, H, Tq, Tk). A query whose keys are all masked gets zero weights and a
+zero output, never NaN.
+
+Paper: §3.2.1 (Eq. 1), §3.2.2 (multi-head). Book: chapters 2, 3 and 4.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from ._checks import check_mask, check_tensor
+
+
+def masked_softmax(scores: Tensor, mask: Tensor | None) -> Tensor:
+    """Softmax over the last axis that ignores masked keys.
+
+    Masked keys get weight exactly 0. A row with no visible key gets all-zero
+    weights: its scores are replaced by 0 before the softmax so that neither the
+    forward nor the backward pass meets ``exp(-inf) / 0 = NaN``.
+
+    Shape: scores (..., Tq, Tk), mask broadcastable to it -> weights (..., Tq, Tk).
+    """
+    if mask is None:
+        return scores.softmax(dim=-1)
+    blocked = ~mask
+    no_visible_key = blocked.all(dim=-1, keepdim=True)  # (..., Tq, 1)
+    scores = scores.masked_fill(blocked, float("-inf")).masked_fill(no_visible_key, 0.0)
+    return scores.softmax(dim=-1).masked_fill(blocked, 0.0)
+
+
+def scaled_dot_product_attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_p: float = 0.0
+) -> tuple[Tensor, Tensor]:
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, written out step by step.
+
+    Args:
+        q: queries. k: keys. v: values.
+        mask: boolean, True = may attend; broadcastable to (..., Tq, Tk).
+        dropout_p: dropout on the attention weights (applied whenever > 0;
+            modules pass 0.0 in eval mode).
+
+    Returns:
+        ``(out, weights)``; ``weights`` are the softmax probabilities before dropout.
+
+    Shape:
+        q (..., Tq, d_k), k (..., Tk, d_k), v (..., Tk, d_v)
+        -> out (..., Tq, d_v), weights (..., Tq, Tk).
+
+    Paper: §3.2.1, Eq. 1. Book: chapter 2 (the computation) and chapter 3 (the scale).
+    """
+    _check_qkv(q, k, v)
+    if mask is not None:
+        check_mask("mask", mask, (*q.shape[:-1], k.shape[-2]), "(..., Tq, Tk)")
+    if not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., Tq, Tk)
+    weights = masked_softmax(scores, mask)  # (..., Tq, Tk), rows sum to 1 (or 0 if fully masked)
+    dropped = F.dropout(weights, p=dropout_p) if dropout_p > 0.0 else weights
+    return dropped @ v, weights  # (..., Tq, d_v)
+
+
+def _check_qkv(q: Tensor, k: Tensor, v: Tensor) -> None:
+    check_tensor("q", q, "(..., Tq, d_k)")
+    check_tensor("k", k, "(..., Tk, d_k)")
+    check_tensor("v", v, "(..., Tk, d_v)")
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise ValueError(
+            f"q, k and v need rank >= 2 (..., T, d), got shapes {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
+        )
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share d_k: got q {tuple(q.shape)} and k {tuple(k.shape)}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k and v must have the same length Tk: got k {tuple(k.shape)} and v {tuple(v.shape)}")
+
+
+class AdditiveAttention(nn.Module):
+    """Additive ("Bahdanau") attention: score(q, k) = w^T tanh(W_q q + W_k k).
+
+    The scores go through the same masked softmax as dot-product attention and
+    weight the values. Unlike the dot product, query and key may have different
+    widths, and the cost has an extra factor: a (B, Tq, Tk, hidden) tensor.
+
+    Args:
+        query_dim: width of the queries. key_dim: width of the keys.
+        hidden_dim: width of the tanh layer.
+
+    Shape:
+        query (B, Tq, query_dim), key (B, Tk, key_dim), value (B, Tk, d_v)
+        -> out (B, Tq, d_v), weights (B, Tq, Tk).
+
+    Paper: §3.2.1 (compared with dot-product attention), citing Bahdanau et al.
+    (2015), Eq. (6) of their appendix. Book: chapter 2.
+    """
+
+    def __init__(self, query_dim: int, key_dim: int, hidden_dim: int) -> None:
+        super().__init__()
+        self.query_proj = nn.Linear(query_dim, hidden_dim, bias=False)  # W_q
+        self.key_proj = nn.Linear(key_dim, hidden_dim, bias=False)  # W_k
+        self.score_proj = nn.Linear(hidden_dim, 1, bias=False)  # w
+
+    def forward(
+        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        check_tensor("query", query, f"(B, Tq, {self.query_proj.in_features})", 3, self.query_proj.in_features)
+        check_tensor("key", key, f"(B, Tk, {self.key_proj.in_features})", 3, self.key_proj.in_features)
+        check_tensor("value", value, "(B, Tk, d_v)", 3)
+        if key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
+            raise ValueError(
+                "query, key and value must share B and key/value must share Tk: got "
+                f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+            )
+        if mask is not None:
+            check_mask("mask", mask, (query.shape[0], query.shape[1], key.shape[1]), "(B, Tq, Tk)")
+        hidden = self.query_proj(query)[:, :, None, :] + self.key_proj(key)[:, None, :, :]  # (B, Tq, Tk, hidden)
+        scores = self.score_proj(torch.tanh(hidden)).squeeze(-1)  # (B, Tq, Tk)
+        weights = masked_softmax(scores, mask)
+        return weights @ value, weights  # (B, Tq, d_v)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention: h scaled dot-product attentions in subspaces of width d_model / h.
+
+    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O with
+    head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V). The h projections W_i^Q are
+    the column blocks of one (D, D) matrix, so ``q_proj`` computes all heads at once.
+
+    Args:
+        d_model: D, the width of inputs and output.
+        n_heads: H; D must be divisible by H.
+        dropout: dropout on the attention weights (training mode only).
+        bias: whether the four projections have biases.
+
+    Shape:
+        query (B, Tq, D), key and value (B, Tk, D), mask broadcastable to
+        (B, H, Tq, Tk) -> out (B, Tq, D), weights (B, H, Tq, Tk) or None.
+
+    With ``need_weights=False`` (the default) the attention runs in
+    ``F.scaled_dot_product_attention`` (fused kernels); with ``need_weights=True``
+    it runs the explicit :func:`scaled_dot_product_attention` and returns the
+    per-head weights. Both give the same output (tested to 1e-10 in float64).
+
+    Paper: §3.2.2. Book: chapter 4.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
+        super().__init__()
+        for name, value in (("d_model", d_model), ("n_heads", n_heads)):
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if d_model % n_heads != 0:
+            raise ValueError(
+                f"d_model must be divisible by n_heads: got d_model={d_model}, n_heads={n_heads}"
+            )
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.d_head = d_model // n_heads  # d_k = d_v = D / H
+        self.dropout = dropout
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^Q ... W_h^Q]
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^K ... W_h^K]
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^V ... W_h^V]
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)  # W^O
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Xavier-uniform weights and zero biases, as ``nn.MultiheadAttention`` does for its projections."""
+        for proj in (self.q_proj, self.k_proj, self.v_proj, self.out_proj):
+            nn.init.xavier_uniform_(proj.weight)
+            if proj.bias is not None:
+                nn.init.zeros_(proj.bias)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
+        D, H = self.d_model, self.n_heads
+        check_tensor("query", query, f"(B, Tq, D={D})", 3, D)
+        check_tensor("key", key, f"(B, Tk, D={D})", 3, D)
+        check_tensor("value", value, f"(B, Tk, D={D})", 3, D)
+        B, Tq, _ = query.shape
+        Tk = key.shape[1]
+        if key.shape != value.shape or key.shape[0] != B:
+            raise ValueError(
+                f"key and value must have the same shape (B={B}, Tk, {D}): got "
+                f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
+            )
+        if mask is not None:
+            check_mask("mask", mask, (B, H, Tq, Tk), "(B, H, Tq, Tk)")
+        q = self.q_proj(query).view(B, Tq, H, self.d_head).transpose(1, 2)  # (B, H, Tq, Dh)
+        k = self.k_proj(key).view(B, Tk, H, self.d_head).transpose(1, 2)  # (B, H, Tk, Dh)
+        v = self.v_proj(value).view(B, Tk, H, self.d_head).transpose(1, 2)  # (B, H, Tk, Dh)
+        dropout_p = self.dropout if self.training else 0.0
+        if need_weights:
+            out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
+        else:
+            out, weights = _fused_attention(q, k, v, mask, dropout_p), None
+        out = out.transpose(1, 2).reshape(B, Tq, D)  # concat heads: (B, Tq, H * Dh)
+        return self.out_proj(out), weights
+
+
+def _fused_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float) -> Tensor:
+    """``F.scaled_dot_product_attention`` with fully masked rows returning zeros.
+
+    A row with no visible key is given every key (so the kernel stays finite in
+    both passes) and its output is then set to zero, as in :func:`masked_softmax`.
+    """
+    if mask is None:
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+    no_visible_key = ~mask.any(dim=-1, keepdim=True)  # (..., Tq, 1)
+    if not bool(no_visible_key.any()):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | no_visible_key, dropout_p=dropout_p)
+    return out.masked_fill(no_visible_key, 0.0)

@@ -1,0 +1,237 @@
+"""Weight copies between this library and ``torch.nn``.
+
+``nn.MultiheadAttention`` keeps the three input projections in one matrix,
+``in_proj_weight = cat([W_q, W_k, W_v])`` of shape (3D, D) (and likewise
+``in_proj_bias``); this library keeps ``q_proj``, ``k_proj``, ``v_proj`` as
+three ``nn.Linear(D, D)``. ``nn.TransformerDecoderLayer`` calls its
+cross-attention ``multihead_attn``; this library calls it ``cross_attn``.
+The torch modules are built with ``batch_first=True``.
+
+Masks are not converted here; see ``masks.to_torch_attn_mask`` and
+``masks.to_key_padding_mask``.
+
+Book: chapter 4 (attention parity) and chapter 9 (layer and stack parity).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .attention import MultiHeadAttention
+from .layers import DecoderLayer, EncoderLayer
+from .model import Decoder, Encoder
+
+
+def _like(module: nn.Module, reference: nn.Module) -> nn.Module:
+    parameter = next(reference.parameters())
+    return module.to(dtype=parameter.dtype, device=parameter.device)
+
+
+def _require(name: str, value: object, kind: type) -> None:
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__module__}.{kind.__qualname__}, got {type(value).__name__}")
+
+
+@torch.no_grad()
+def copy_mha_to_torch(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> None:
+    """Copy our four projections into ``theirs`` (in place)."""
+    _require("ours", ours, MultiHeadAttention)
+    _require("theirs", theirs, nn.MultiheadAttention)
+    if theirs.embed_dim != ours.d_model or theirs.num_heads != ours.n_heads:
+        raise ValueError(
+            f"sizes differ: ours D={ours.d_model}, H={ours.n_heads}; theirs D={theirs.embed_dim}, H={theirs.num_heads}"
+        )
+    if (theirs.in_proj_bias is None) != (ours.q_proj.bias is None):
+        raise ValueError("one module has biases and the other has not; build both with the same bias flag")
+    theirs.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight]))
+    theirs.out_proj.weight.copy_(ours.out_proj.weight)
+    if theirs.in_proj_bias is not None:
+        theirs.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias]))
+        theirs.out_proj.bias.copy_(ours.out_proj.bias)
+
+
+@torch.no_grad()
+def copy_mha_from_torch(theirs: nn.MultiheadAttention, ours: MultiHeadAttention) -> None:
+    """Copy ``theirs`` into our four projections (in place)."""
+    _require("theirs", theirs, nn.MultiheadAttention)
+    _require("ours", ours, MultiHeadAttention)
+    if theirs.in_proj_weight is None:
+        raise ValueError("nn.MultiheadAttention with kdim/vdim != embed_dim has no in_proj_weight; not supported")
+    if theirs.embed_dim != ours.d_model or theirs.num_heads != ours.n_heads:
+        raise ValueError(
+            f"sizes differ: ours D={ours.d_model}, H={ours.n_heads}; theirs D={theirs.embed_dim}, H={theirs.num_heads}"
+        )
+    if (theirs.in_proj_bias is None) != (ours.q_proj.bias is None):
+        raise ValueError("one module has biases and the other has not; build both with the same bias flag")
+    w_q, w_k, w_v = theirs.in_proj_weight.chunk(3)
+    for proj, w in zip((ours.q_proj, ours.k_proj, ours.v_proj), (w_q, w_k, w_v), strict=True):
+        proj.weight.copy_(w)
+    ours.out_proj.weight.copy_(theirs.out_proj.weight)
+    if theirs.in_proj_bias is not None:
+        for proj, b in zip((ours.q_proj, ours.k_proj, ours.v_proj), theirs.in_proj_bias.chunk(3), strict=True):
+            proj.bias.copy_(b)
+        ours.out_proj.bias.copy_(theirs.out_proj.bias)
+
+
+def to_torch_mha(ours: MultiHeadAttention) -> nn.MultiheadAttention:
+    """A new ``nn.MultiheadAttention(batch_first=True)`` with our weights."""
+    _require("ours", ours, MultiHeadAttention)
+    theirs = nn.MultiheadAttention(
+        ours.d_model, ours.n_heads, dropout=ours.dropout, bias=ours.q_proj.bias is not None, batch_first=True
+    )
+    theirs = _like(theirs, ours)
+    copy_mha_to_torch(ours, theirs)
+    return theirs
+
+
+def from_torch_mha(theirs: nn.MultiheadAttention) -> MultiHeadAttention:
+    """A new :class:`MultiHeadAttention` with the weights of ``theirs``."""
+    _require("theirs", theirs, nn.MultiheadAttention)
+    ours = MultiHeadAttention(
+        theirs.embed_dim, theirs.num_heads, dropout=theirs.dropout, bias=theirs.in_proj_bias is not None
+    )
+    ours = _like(ours, theirs)
+    copy_mha_from_torch(theirs, ours)
+    return ours
+
+
+def _activation_name(layer: EncoderLayer | DecoderLayer) -> str:
+    return "gelu" if isinstance(layer.ffn.activation, nn.GELU) else "relu"
+
+
+def _torch_activation_name(layer: nn.Module) -> str:
+    activation = layer.activation
+    if activation in (torch.nn.functional.gelu,) or isinstance(activation, nn.GELU):
+        return "gelu"
+    if activation in (torch.nn.functional.relu,) or isinstance(activation, nn.ReLU):
+        return "relu"
+    raise ValueError(f"only relu and gelu activations are supported, got {activation!r}")
+
+
+@torch.no_grad()
+def _copy_ffn_and_norms(src_linears, dst_linears, src_norms, dst_norms) -> None:
+    for src, dst in zip(src_linears, dst_linears, strict=True):
+        dst.weight.copy_(src.weight)
+        dst.bias.copy_(src.bias)
+    for src, dst in zip(src_norms, dst_norms, strict=True):
+        dst.weight.copy_(src.weight)
+        dst.bias.copy_(src.bias)
+        dst.eps = src.eps
+
+
+def _torch_layer_kwargs(layer: EncoderLayer | DecoderLayer) -> dict:
+    return dict(
+        d_model=layer.self_attn.d_model,
+        nhead=layer.self_attn.n_heads,
+        dim_feedforward=layer.ffn.linear1.out_features,
+        dropout=layer.dropout1.p,
+        activation=_activation_name(layer),
+        layer_norm_eps=layer.norm1.eps,
+        batch_first=True,
+        norm_first=layer.norm_first,
+        bias=layer.self_attn.q_proj.bias is not None,
+    )
+
+
+def _our_layer_kwargs(layer: nn.Module) -> dict:
+    return dict(
+        d_model=layer.self_attn.embed_dim,
+        n_heads=layer.self_attn.num_heads,
+        d_ff=layer.linear1.out_features,
+        dropout=layer.dropout1.p,
+        activation=_torch_activation_name(layer),
+        norm_first=layer.norm_first,
+        layer_norm_eps=layer.norm1.eps,
+        attention_dropout=layer.self_attn.dropout,
+        ffn_dropout=layer.dropout.p,
+        bias=layer.self_attn.in_proj_bias is not None,
+    )
+
+
+def _check_batch_first(layer: nn.Module) -> None:
+    if not layer.self_attn.batch_first:
+        raise ValueError("the torch layer must be built with batch_first=True (this library is batch-first)")
+
+
+def to_torch_encoder_layer(ours: EncoderLayer) -> nn.TransformerEncoderLayer:
+    """A new ``nn.TransformerEncoderLayer(batch_first=True)`` with our weights."""
+    _require("ours", ours, EncoderLayer)
+    theirs = _like(nn.TransformerEncoderLayer(**_torch_layer_kwargs(ours)), ours)
+    copy_mha_to_torch(ours.self_attn, theirs.self_attn)
+    _copy_ffn_and_norms(
+        (ours.ffn.linear1, ours.ffn.linear2), (theirs.linear1, theirs.linear2),
+        (ours.norm1, ours.norm2), (theirs.norm1, theirs.norm2),
+    )
+    return theirs
+
+
+def from_torch_encoder_layer(theirs: nn.TransformerEncoderLayer) -> EncoderLayer:
+    """A new :class:`EncoderLayer` with the weights of ``theirs``."""
+    _require("theirs", theirs, nn.TransformerEncoderLayer)
+    _check_batch_first(theirs)
+    ours = _like(EncoderLayer(**_our_layer_kwargs(theirs)), theirs)
+    copy_mha_from_torch(theirs.self_attn, ours.self_attn)
+    _copy_ffn_and_norms(
+        (theirs.linear1, theirs.linear2), (ours.ffn.linear1, ours.ffn.linear2),
+        (theirs.norm1, theirs.norm2), (ours.norm1, ours.norm2),
+    )
+    return ours
+
+
+def to_torch_decoder_layer(ours: DecoderLayer) -> nn.TransformerDecoderLayer:
+    """A new ``nn.TransformerDecoderLayer(batch_first=True)`` with our weights."""
+    _require("ours", ours, DecoderLayer)
+    theirs = _like(nn.TransformerDecoderLayer(**_torch_layer_kwargs(ours)), ours)
+    copy_mha_to_torch(ours.self_attn, theirs.self_attn)
+    copy_mha_to_torch(ours.cross_attn, theirs.multihead_attn)
+    _copy_ffn_and_norms(
+        (ours.ffn.linear1, ours.ffn.linear2), (theirs.linear1, theirs.linear2),
+        (ours.norm1, ours.norm2, ours.norm3), (theirs.norm1, theirs.norm2, theirs.norm3),
+    )
+    return theirs
+
+
+def from_torch_decoder_layer(theirs: nn.TransformerDecoderLayer) -> DecoderLayer:
+    """A new :class:`DecoderLayer` with the weights of ``theirs``."""
+    _require("theirs", theirs, nn.TransformerDecoderLayer)
+    _check_batch_first(theirs)
+    ours = _like(DecoderLayer(**_our_layer_kwargs(theirs)), theirs)
+    copy_mha_from_torch(theirs.self_attn, ours.self_attn)
+    copy_mha_from_torch(theirs.multihead_attn, ours.cross_attn)
+    _copy_ffn_and_norms(
+        (theirs.linear1, theirs.linear2), (ours.ffn.linear1, ours.ffn.linear2),
+        (theirs.norm1, theirs.norm2, theirs.norm3), (ours.norm1, ours.norm2, ours.norm3),
+    )
+    return ours
+
+
+def _copied_norm(norm: nn.LayerNorm | None) -> nn.LayerNorm | None:
+    if norm is None:
+        return None
+    copy = _like(nn.LayerNorm(norm.normalized_shape, eps=norm.eps), norm)
+    copy.load_state_dict(norm.state_dict())
+    return copy
+
+
+def to_torch_encoder(ours: Encoder) -> nn.TransformerEncoder:
+    """A new ``nn.TransformerEncoder`` with our layers' weights.
+
+    ``norm`` is None for the paper's Post-LN stack and a copy of our final
+    LayerNorm for Pre-LN. (``nn.Transformer`` always adds a final norm, which
+    the paper's Post-LN model does not have.)
+    """
+    _require("ours", ours, Encoder)
+    layers = [to_torch_encoder_layer(layer) for layer in ours.layers]
+    theirs = nn.TransformerEncoder(layers[0], len(layers), norm=_copied_norm(ours.norm), enable_nested_tensor=False)
+    theirs.layers = nn.ModuleList(layers)
+    return theirs
+
+
+def to_torch_decoder(ours: Decoder) -> nn.TransformerDecoder:
+    """A new ``nn.TransformerDecoder`` with our layers' weights (final norm as in :func:`to_torch_encoder`)."""
+    _require("ours", ours, Decoder)
+    layers = [to_torch_decoder_layer(layer) for layer in ours.layers]
+    theirs = nn.TransformerDecoder(layers[0], len(layers), norm=_copied_norm(ours.norm))
+    theirs.layers = nn.ModuleList(layers)
+    return theirs

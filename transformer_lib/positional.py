@@ -1,0 +1,119 @@
+"""Token embeddings and positional encodings.
+
+Paper: §3.4 (embeddings scaled by sqrt(d_model), weights shared with the
+pre-softmax projection) and §3.5 (sinusoidal positional encoding, Table 3
+row E for learned positions). Book: chapter 6 (positions), chapter 9 (embeddings).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_tensor, check_tokens
+
+
+def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+    """The sinusoidal position table of the paper.
+
+    PE[pos, 2i] = sin(pos / 10000^(2i / d_model)),
+    PE[pos, 2i + 1] = cos(pos / 10000^(2i / d_model)).
+
+    The angles are computed in float64 and the table cast to ``dtype``, so the
+    float32 table is the correctly rounded one at every position.
+
+    Shape: -> (max_len, d_model).
+    Paper: §3.5. Book: chapter 6.
+    """
+    for name, value in (("max_len", max_len), ("d_model", d_model)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if d_model % 2 != 0:
+        raise ValueError(f"d_model must be even (sin/cos pairs), got {d_model}")
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    inv_freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (d_model / 2,)
+    angles = position * inv_freq  # (max_len, d_model / 2)
+    table = torch.empty(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angles)
+    table[:, 1::2] = torch.cos(angles)
+    return table.to(dtype)
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Adds the fixed sinusoidal table to the input, then applies dropout.
+
+    Shape: x (B, T, D) -> (B, T, D), with T <= max_len.
+    Paper: §3.5 (the table) and §5.4 (dropout on the sums). Book: chapter 6.
+    """
+
+    def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.max_len = max_len
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+
+    def forward(self, x: Tensor) -> Tensor:
+        _check_positions(x, self.d_model, self.max_len)
+        return self.dropout(x + self.table[: x.shape[1]].to(x.dtype))
+
+
+class LearnedPositionalEncoding(nn.Module):
+    """Adds a trained (max_len, D) position embedding, then applies dropout.
+
+    Shape: x (B, T, D) -> (B, T, D), with T <= max_len.
+    Paper: Table 3 row E ("positional embedding instead of sinusoids"). Book: chapter 6.
+    """
+
+    def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.max_len = max_len
+        self.dropout = nn.Dropout(dropout)
+        self.embedding = nn.Embedding(max_len, d_model)
+        nn.init.normal_(self.embedding.weight, std=d_model**-0.5)
+
+    def forward(self, x: Tensor) -> Tensor:
+        _check_positions(x, self.d_model, self.max_len)
+        positions = torch.arange(x.shape[1], device=x.device)
+        return self.dropout(x + self.embedding(positions))
+
+
+def _check_positions(x: Tensor, d_model: int, max_len: int) -> None:
+    check_tensor("x", x, f"(B, T, D={d_model})", 3, d_model)
+    if x.shape[1] > max_len:
+        raise ValueError(
+            f"x has {x.shape[1]} positions but the positional encoding covers max_len={max_len}; "
+            "raise max_len in the config"
+        )
+
+
+class TokenEmbedding(nn.Module):
+    """Token ids -> vectors, multiplied by sqrt(d_model).
+
+    A lookup in a (V, D) matrix, the same as one-hot(tokens) @ weight. The
+    weights start as N(0, 1/D) so that after the sqrt(D) scale each entry has
+    unit variance, the same size as the sinusoidal table's entries.
+
+    Shape: tokens (B, T) integer ids in [0, V) -> (B, T, D).
+    Paper: §3.4. Book: chapter 9.
+    """
+
+    def __init__(self, vocab_size: int, d_model: int, scale: bool = True) -> None:
+        super().__init__()
+        self.vocab_size = vocab_size
+        self.d_model = d_model
+        self.scale = math.sqrt(d_model) if scale else 1.0
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        nn.init.normal_(self.embedding.weight, std=d_model**-0.5)
+
+    @property
+    def weight(self) -> nn.Parameter:
+        """The (V, D) embedding matrix (shared with the output projection when tied)."""
+        return self.embedding.weight
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        check_tokens("tokens", tokens, self.vocab_size)
+        return self.embedding(tokens) * self.scale

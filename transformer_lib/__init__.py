@@ -32,7 +32,7 @@ from .positional import (
     TokenEmbedding,
     sinusoidal_table,
 )
-from .utils import deterministic, rounded, set_seed
+from .utils import deterministic, format_table, rounded, set_seed
 
 from . import interop, masks, utils  # noqa: E402,I001  (light submodules, also as namespaces)
 
@@ -66,6 +66,7 @@ __all__ = [
     "count_parameters",
     "decoder_mask",
     "deterministic",
+    "format_table",
     "from_key_padding_mask",
     "from_torch_attn_mask",
     "interop",

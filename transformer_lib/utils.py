@@ -63,3 +63,27 @@ def rounded(x: Any, digits: int = 4) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(rounded(v, digits) for v in x)
     return x
+
+
+def format_table(headers: list[str], rows: list[list[Any]], digits: int = 4) -> str:
+    """A plain-text table with aligned columns; floats rounded to ``digits`` decimals.
+
+    Chapters print their tables with this so that nbval compares them as text.
+    Values that are not floats are printed with ``str``.
+    """
+    if any(len(row) != len(headers) for row in rows):
+        widths = sorted({len(row) for row in rows})
+        raise ValueError(f"every row must have {len(headers)} cells (one per header), got rows of lengths {widths}")
+
+    def cell(value: Any) -> str:
+        if isinstance(value, torch.Tensor) and value.numel() == 1:
+            value = value.item()
+        if isinstance(value, (float, np.floating)):
+            return f"{round(float(value), digits) + 0.0:.{digits}f}"  # never "-0.00"
+        return str(value)
+
+    text = [[str(h) for h in headers]] + [[cell(v) for v in row] for row in rows]
+    widths = [max(len(line[i]) for line in text) for i in range(len(headers))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in text]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -13,7 +13,6 @@ JOBS ?= 2
 NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
 # One thread per kernel: results stay identical across machines, and xdist runs two kernels on two cores.
 export OMP_NUM_THREADS := 1
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: setup book test unit nbval build execute lab bench lint clean

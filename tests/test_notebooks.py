@@ -1,0 +1,95 @@
+"""Static checks of the book's notebooks and table of contents.
+
+Strict nbval (``make nbval``) re-executes every notebook and compares outputs;
+these tests check what nbval cannot: that every cell was executed, that no
+output is an error, that every figure's numbers are also printed, and that the
+table of contents and the files on disk agree.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+
+
+def _toc_files(node) -> list[str]:
+    files = []
+    if isinstance(node, dict):
+        if "file" in node:
+            files.append(node["file"])
+        if "root" in node:
+            files.append(node["root"])
+        for value in node.values():
+            files.extend(_toc_files(value))
+    elif isinstance(node, list):
+        for item in node:
+            files.extend(_toc_files(item))
+    return files
+
+
+TOC_FILES = _toc_files(TOC)
+
+
+def _code_cells(path: Path) -> list[dict]:
+    return [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no notebooks found in book/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_code_cell_is_executed_in_order(path):
+    cells = [c for c in _code_cells(path) if "".join(c["source"]).strip()]
+    counts = [c["execution_count"] for c in cells]
+    assert None not in counts, f"{path.name}: unexecuted cells; run `make execute`"
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: cells executed out of order: {counts}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_error_outputs(path):
+    for cell in _code_cells(path):
+        for output in cell["outputs"]:
+            assert output["output_type"] != "error", f"{path.name}: {output.get('ename')}: {output.get('evalue')}"
+            assert output.get("name") != "stderr", f"{path.name}: stderr output: {''.join(output['text'])[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_prints_its_numbers(path):
+    """nbval does not compare images, so a cell that draws must also print text."""
+    for cell in _code_cells(path):
+        kinds = {o["output_type"] for o in cell["outputs"]}
+        has_image = any("image/png" in o.get("data", {}) for o in cell["outputs"])
+        if has_image:
+            assert "stream" in kinds, f"{path.name}: a figure cell prints no numbers:\n{''.join(cell['source'])[:300]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_set_up_is_deterministic_and_few_outputs_are_ignored(path):
+    cells = _code_cells(path)
+    assert "tl.deterministic(" in "".join(cells[0]["source"]), f"{path.name}: first code cell must call tl.deterministic"
+    ignored = sum(bool(re.search(r"NBVAL_(IGNORE_OUTPUT|SKIP)", "".join(c["source"]))) for c in cells)
+    assert ignored * 4 <= len(cells), f"{path.name}: {ignored} of {len(cells)} cells are excluded from nbval"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_notebook_is_in_the_table_of_contents(path):
+    assert path.relative_to(ROOT).with_suffix("").as_posix() in TOC_FILES
+
+
+def test_every_toc_entry_exists():
+    for entry in TOC_FILES:
+        candidates = [ROOT / f"{entry}{suffix}" for suffix in (".ipynb", ".md")]
+        assert any(c.exists() for c in candidates), f"_toc.yml lists {entry}, which does not exist"
+
+
+def test_strict_nbval_everywhere():
+    for name in ("Makefile", ".ci/run", "pyproject.toml"):
+        assert "nbval-lax" not in (ROOT / name).read_text()
+    assert "--nbval " in (ROOT / "Makefile").read_text()

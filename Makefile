@@ -1,7 +1,8 @@
 # The Transformer, Executed: set-up, book, tests.
 #   make book     set up .venv, execute every chapter, build the HTML book into _build/html
 #   make test     set up .venv, run unit tests, strict nbval on every chapter, build with warnings as errors
-#   make execute  re-execute every chapter in place (after a library change), then commit the outputs
+#   make execute  re-execute every chapter in place (after a library change), then commit the outputs;
+#                 one chapter: make execute NOTEBOOKS=book/ch03_scaling.ipynb
 #   make lab      open the chapters in JupyterLab from the same environment
 #   make bench    print speed ratios against torch.nn (not part of the tests)
 
@@ -10,7 +11,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
-NOTEBOOKS := $(sort $(wildcard book/*.ipynb))
+NOTEBOOKS ?= $(sort $(wildcard book/*.ipynb))
 # One thread per kernel: results stay identical across machines, and xdist runs two kernels on two cores.
 export OMP_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
@@ -43,10 +44,12 @@ build: setup
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 
+# Execute in place (two at a time), then merge split stream outputs so re-runs give identical files.
 execute: setup
 	printf '%s\n' $(NOTEBOOKS) | xargs -P $(JOBS) -I{} $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.timeout=600 --ExecutePreprocessor.record_timing=False \
 		--ExecutePreprocessor.kernel_name=python3 {}
+	$(BIN)/jupyter nbconvert --to notebook --inplace --CoalesceStreamsPreprocessor.enabled=True $(NOTEBOOKS)
 
 lab: setup
 	$(BIN)/jupyter lab book/

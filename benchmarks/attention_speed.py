@@ -14,8 +14,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import transformer_lib as tl  # noqa: E402
-from _timing import interleaved, report  # noqa: E402
+from _timing import interleaved, report
+
+import transformer_lib as tl
 
 
 def main() -> None:
@@ -54,7 +55,8 @@ def main() -> None:
 
     print(f"torch {torch.__version__}, {args.threads} threads, B={args.batch} T={args.length} D={args.d_model} H={args.heads}")
     print(report("forward+backward, fast path (need_weights=False)", interleaved(step_ours, step_theirs, args.rounds)))
-    print(report("forward+backward, with weights (need_weights=True)", interleaved(step_ours_weights, step_theirs_weights, args.rounds)))
+    with_weights = interleaved(step_ours_weights, step_theirs_weights, args.rounds)
+    print(report("forward+backward, with weights (need_weights=True)", with_weights))
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def test_causal_mask_rejects_empty(size):
 
 
 def test_converters_reject_wrong_input():
-    with pytest.raises(TypeError, match="torch.bool"):
+    with pytest.raises(TypeError, match=r"torch\.bool"):
         tl.to_torch_attn_mask(torch.zeros(3, 3))
     with pytest.raises(ValueError, match=r"\(Tq, Tk\)"):
         tl.to_torch_attn_mask(torch.ones(1, 3, 3, dtype=torch.bool))

@@ -113,7 +113,9 @@ def test_decoder_layer_equals_torch(dtype, norm_first):
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_encoder_and_decoder_stacks_equal_torch(dtype, norm_first):
-    config = tl.TransformerConfig.tiny(d_model=D, n_heads=H, d_ff=F, n_encoder_layers=3, n_decoder_layers=2, norm_first=norm_first)
+    config = tl.TransformerConfig.tiny(
+        d_model=D, n_heads=H, d_ff=F, n_encoder_layers=3, n_decoder_layers=2, norm_first=norm_first
+    )
     encoder = tl.Encoder(config).to(dtype).eval()
     decoder = tl.Decoder(config).to(dtype).eval()
     torch_encoder = tl.interop.to_torch_encoder(encoder).eval()

@@ -4,12 +4,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
+import numpy as np
+import pytest
+import torch
+from matplotlib.axes import Axes
 
-import transformer_lib as tl  # noqa: E402
+import transformer_lib as tl
 
 
 def test_attention_heatmap_draws_the_matrix():

@@ -71,7 +71,7 @@ def test_causal_decoder_never_sees_the_future(T, seed):
 @SETTINGS
 @given(attention_case(), st.booleans())
 def test_output_shapes(case, need_weights):
-    B, H, Dh, Tq, Tk, seed = case
+    B, H, Dh, Tq, Tk, _ = case
     D = H * Dh
     mha = tl.MultiHeadAttention(D, H)
     q, kv = torch.randn(B, Tq, D), torch.randn(B, Tk, D)

@@ -52,7 +52,8 @@ def attention_heatmap(
     if annotate:
         for i in range(w.shape[0]):
             for j in range(w.shape[1]):
-                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color="w" if w[i, j] < 0.5 * w.max() else "k", fontsize=8)
+                colour = "w" if w[i, j] < 0.5 * w.max() else "k"
+                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color=colour, fontsize=8)
     if colorbar:
         ax.figure.colorbar(image, ax=ax)
     if title:

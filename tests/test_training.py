@@ -1,0 +1,320 @@
+"""Training: the schedule, label smoothing, the loop, checkpoints and exact resumption."""
+
+import pickle
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import transformer_lib as tl
+from transformer_lib import checkpoint as checkpoint_module
+
+# --- schedule ------------------------------------------------------------------
+
+
+def test_noam_lr_is_equation_3():
+    d, w = 512, 4000
+    assert tl.noam_lr(0, d, w) == 0.0
+    assert tl.noam_lr(1, d, w) == pytest.approx(512**-0.5 * 4000**-1.5)
+    assert tl.noam_lr(w, d, w) == pytest.approx((d * w) ** -0.5)  # the peak, where both branches meet
+    assert tl.noam_lr(w, d, w) == pytest.approx(6.987712429686844e-4)
+    assert tl.noam_lr(2 * w, d, w) == pytest.approx(tl.noam_lr(w, d, w) / 2**0.5)  # 1/sqrt(step) decay
+    assert tl.noam_lr(w // 2, d, w) == pytest.approx(tl.noam_lr(w, d, w) / 2)  # linear warm-up
+    assert tl.noam_lr(100, 64, 10, factor=3.0) == pytest.approx(3 * 64**-0.5 * 100**-0.5)
+    rates = [tl.noam_lr(s, d, w) for s in range(1, 3 * w)]
+    assert max(range(len(rates)), key=rates.__getitem__) + 1 == w
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(step=-1, d_model=8), r"step must be an int >= 0, got -1"),
+    (dict(step=1.5, d_model=8), r"step must be an int >= 0, got 1.5"),
+    (dict(step=1, d_model=0), r"d_model must be a positive int, got 0"),
+    (dict(step=1, d_model=8, warmup=0), r"warmup must be a positive int"),
+    (dict(step=1, d_model=8, factor=0), r"factor must be a number > 0"),
+])
+def test_noam_lr_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        tl.noam_lr(**kwargs)
+
+
+@pytest.mark.parametrize("optimizer_lr", [1.0, 0.123, 1e-3])
+def test_noam_scheduler_sets_exactly_noam_lr_whatever_the_optimizer_lr(optimizer_lr):
+    weight = torch.nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.Adam([weight], lr=optimizer_lr, betas=(0.9, 0.98), eps=1e-9)
+    scheduler = tl.noam_scheduler(optimizer, d_model=64, warmup=5, factor=2.0)
+    for update in range(1, 12):
+        assert optimizer.param_groups[0]["lr"] == tl.noam_lr(update, 64, 5, 2.0)  # exactly, not approximately
+        weight.sum().backward()
+        optimizer.step()
+        scheduler.step()
+    with pytest.raises(TypeError, match=r"optimizer must be a torch.optim.Optimizer"):
+        tl.noam_scheduler([weight], 64)
+
+
+# --- label smoothing -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1, 0.35])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_label_smoothing_equals_torch_cross_entropy(smoothing, reduction):
+    V, pad = 11, 0
+    logits = torch.randn(4, 6, V, dtype=torch.float64, requires_grad=True)
+    target = torch.randint(1, V, (4, 6))
+    target[:, 4:] = pad
+    ours = tl.LabelSmoothingLoss(V, smoothing, ignore_index=pad, reduction=reduction)(logits, target)
+    theirs = F.cross_entropy(logits.transpose(1, 2), target, ignore_index=pad, label_smoothing=smoothing, reduction=reduction)
+    torch.testing.assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+    (grad_ours,) = torch.autograd.grad(ours.sum(), logits)
+    (grad_theirs,) = torch.autograd.grad(theirs.sum(), logits)
+    torch.testing.assert_close(grad_ours, grad_theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_label_smoothing_target_distribution_and_gradient():
+    V, eps = 5, 0.1
+    loss_fn = tl.LabelSmoothingLoss(V, eps, ignore_index=0, reduction="sum")
+    target = torch.tensor([3, 0, 1])
+    q = loss_fn.target_distribution(target)
+    expected = torch.tensor([
+        [eps / V, eps / V, eps / V, 1 - eps + eps / V, eps / V],
+        [0.0] * V,  # padding: no target at all
+        [eps / V, 1 - eps + eps / V, eps / V, eps / V, eps / V],
+    ])
+    torch.testing.assert_close(q, expected)
+    logits = torch.randn(3, V, dtype=torch.float64, requires_grad=True)
+    loss = loss_fn(logits, target)
+    torch.testing.assert_close(loss, -(q.double() * logits.log_softmax(-1)).sum())
+    (grad,) = torch.autograd.grad(loss, logits)
+    keep = (target != 0)[:, None]
+    torch.testing.assert_close(grad, (logits.softmax(-1) - q.double()) * keep)  # d loss / d logits = p - q
+
+
+def test_label_smoothing_ignores_padding_positions():
+    V = 7
+    loss_fn = tl.LabelSmoothingLoss(V, 0.1, ignore_index=0)
+    logits = torch.randn(2, 5, V, requires_grad=True)
+    target = torch.tensor([[3, 4, 5, 0, 0], [6, 0, 0, 0, 0]])
+    changed = logits.detach().clone()
+    changed[target == 0] = 100 * torch.randn(6, V)
+    torch.testing.assert_close(loss_fn(logits, target), loss_fn(changed, target))
+    loss_fn(logits, target).backward()
+    assert logits.grad[target == 0].abs().max() == 0
+    assert loss_fn.reduction == "mean" and torch.isclose(
+        loss_fn(logits, target), tl.LabelSmoothingLoss(V, 0.1, 0, "sum")(logits, target) / 4
+    )
+
+
+def test_label_smoothing_bad_input():
+    loss_fn = tl.LabelSmoothingLoss(10, 0.1, ignore_index=0)
+    with pytest.raises(ValueError, match=r"logits must have shape \(\.\.\., V=10\).*got shape \(2, 3, 12\): the model's"):
+        loss_fn(torch.randn(2, 3, 12), torch.ones(2, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"target must be integer ids of shape \(2, 3\), got \(2, 4\)"):
+        loss_fn(torch.randn(2, 3, 10), torch.ones(2, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"target must hold ids in \[0, 10\)"):
+        loss_fn(torch.randn(1, 10), torch.tensor([10]))
+    with pytest.raises(ValueError, match=r"smoothing must be in \[0, 1\)"):
+        tl.LabelSmoothingLoss(10, 1.0)
+
+
+# --- the loop ------------------------------------------------------------------
+
+TASK = tl.make_task("reverse", n_symbols=6, max_len=6)
+
+
+def _setup(dropout=0.1, d_model=32, seed=0):
+    torch.manual_seed(seed)
+    V = len(TASK.vocab)
+    config = tl.TransformerConfig.tiny(src_vocab_size=V, tgt_vocab_size=V, d_model=d_model, d_ff=64, max_len=8, dropout=dropout)
+    model = tl.Transformer(config)
+    optimizer = torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)
+    scheduler = tl.noam_scheduler(optimizer, d_model, warmup=4)
+    return model, optimizer, scheduler
+
+
+def _run(steps, out=None, resume=False, eval_fn=None, **kwargs):
+    model, optimizer, scheduler = _setup(**kwargs)
+    batches = TASK.batches(120, seed=1)
+    history = tl.train(model, optimizer, batches, steps, scheduler=scheduler, checkpoint_dir=out,
+                       resume=resume, eval_fn=eval_fn, eval_every=3, progress=False)
+    return model, history
+
+
+def test_resume_is_bit_for_bit(tmp_path):
+    # dropout, the data stream and Adam's moments all carry state across the stop
+    whole_model, whole = _run(12)
+    _run(6, out=tmp_path)
+    resumed_model, resumed = _run(12, out=tmp_path, resume=True)
+    assert resumed.steps == list(range(1, 13))
+    assert resumed.losses == whole.losses  # exactly equal floats
+    assert resumed.learning_rates == whole.learning_rates
+    for a, b in zip(whole_model.parameters(), resumed_model.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert whole.losses[-1] < whole.losses[0]
+
+
+def test_resume_with_a_callable_and_a_generator(tmp_path):
+    examples = TASK.examples(400, seed=3)
+
+    def run(steps, resume):
+        model, optimizer, scheduler = _setup()
+        generator = torch.Generator().manual_seed(5)
+
+        def batches(step):
+            picks = torch.randint(len(examples), (16,), generator=generator).tolist()
+            return tl.collate([examples[i] for i in picks], vocab_size=len(TASK.vocab))
+
+        return tl.train(model, optimizer, batches, steps, scheduler=scheduler, checkpoint_dir=tmp_path,
+                        resume=resume, generator=generator, progress=False).losses
+
+    whole = run(8, resume=False)
+    run(5, resume=False)
+    assert run(8, resume=True) == whole
+
+
+def test_evaluation_hook_does_not_change_training():
+    held_out = TASK.examples(30, split="held_out")
+    calls = []
+
+    def eval_fn(model):
+        calls.append(model.training)
+        torch.rand(100)  # uses the global generator; train sets its state aside
+        return tl.evaluate(model, held_out)
+
+    _, with_eval = _run(7, eval_fn=eval_fn)
+    _, without = _run(7)
+    assert with_eval.losses == without.losses
+    assert [e["step"] for e in with_eval.evals] == [3, 6, 7] and calls == [False] * 3
+    steps, accuracy = with_eval.metric("accuracy")
+    assert steps == [3, 6, 7] and all(0.0 <= a <= 1.0 for a in accuracy)
+    assert "evaluation at step 7" in str(with_eval)
+    assert tl.TrainHistory.from_dict(with_eval.to_dict()) == with_eval
+
+
+def test_evaluate_scores_a_perfect_model():
+    class Oracle(torch.nn.Module):  # predicts tgt_out from tgt_in by looking it up
+        def __init__(self, examples):
+            super().__init__()
+            self.answers = {src: tgt for src, tgt in examples}
+
+        def forward(self, src, tgt_in, src_mask=None, tgt_mask=None):
+            logits = torch.full((*tgt_in.shape, 10), -50.0)
+            for b in range(src.shape[0]):
+                answer = [*self.answers[tuple(int(i) for i in src[b] if i != 0)], 2]
+                for t in range(tgt_in.shape[1]):
+                    logits[b, t, answer[t] if t < len(answer) else 0] = 50.0
+            return logits
+
+        def encode(self, src, src_mask=None):
+            return src
+
+        def decode(self, tgt, memory, src_mask=None, tgt_mask=None):
+            return self.forward(memory, tgt)
+
+        output_projection = torch.nn.Identity()
+
+    examples = TASK.examples(20, split="held_out")
+    result = tl.evaluate(Oracle(examples), examples, batch_size=7)
+    assert result["accuracy"] == 1.0 and result["loss"] < 1e-6
+
+
+def test_progress_bar_goes_to_stderr(capsys):
+    model, optimizer, scheduler = _setup()
+    tl.train(model, optimizer, TASK.batches(100), 3, scheduler=scheduler, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == "" and "3/3" in captured.err
+
+
+def test_gradient_clipping():
+    model, _, _ = _setup(dropout=0.0)
+    before = [p.detach().clone() for p in model.parameters()]
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    tl.train(model, optimizer, TASK.batches(100), 1, clip_grad_norm=1e-3, progress=False)
+    with torch.no_grad():
+        moved = torch.sqrt(sum(((p - b) ** 2).sum() for p, b in zip(model.parameters(), before, strict=True)))
+    assert 0 < float(moved) <= 1e-3 * (1 + 1e-4)
+
+
+# --- checkpoints -----------------------------------------------------------------
+
+
+def test_checkpoint_is_written_atomically(tmp_path, monkeypatch):
+    model, optimizer, _ = _setup()
+    path = tl.save_checkpoint(tmp_path / "checkpoint.pt", model=model, optimizer=optimizer, step=1)
+    good = path.read_bytes()
+
+    def crash(content, file):
+        file.write(b"PK\x03\x04 half a file")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(checkpoint_module.torch, "save", crash)
+    with pytest.raises(KeyboardInterrupt):
+        tl.save_checkpoint(path, model=model, step=2)
+    assert path.read_bytes() == good  # the old checkpoint is untouched
+    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint.pt"]  # no temporary file left
+
+
+def test_truncated_checkpoint_is_a_clear_error(tmp_path):
+    model, _, _ = _setup()
+    path = tl.save_checkpoint(tmp_path / "checkpoint.pt", model=model, step=1)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(ValueError, match=rf"checkpoint {path} cannot be read: the file is truncated"):
+        tl.load_checkpoint(path, model=model)
+    (tmp_path / "empty.pt").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"empty.pt cannot be read"):
+        tl.load_checkpoint(tmp_path / "empty.pt")
+
+
+class Foreign:
+    pass
+
+
+def test_foreign_checkpoints_are_refused(tmp_path):
+    model, _, _ = _setup()
+    torch.save(model.state_dict(), tmp_path / "weights.pt")
+    with pytest.raises(ValueError, match=r"weights.pt is not a transformer_lib training checkpoint"):
+        tl.load_checkpoint(tmp_path / "weights.pt", model=model)
+    with open(tmp_path / "object.pt", "wb") as file:
+        pickle.dump(Foreign(), file, protocol=2)
+    with pytest.raises(ValueError, match=r"object.pt holds objects other than tensors and plain data"):
+        tl.load_checkpoint(tmp_path / "object.pt")
+    (tmp_path / "notes.txt").write_text("not a checkpoint")
+    with pytest.raises(ValueError, match=r"notes.txt"):
+        tl.load_checkpoint(tmp_path / "notes.txt")
+    with pytest.raises(FileNotFoundError, match=r"no checkpoint at"):
+        tl.load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_checkpoint_from_a_different_config_is_refused(tmp_path):
+    small, optimizer, scheduler = _setup(d_model=16)
+    tl.train(small, optimizer, TASK.batches(100), 1, scheduler=scheduler, checkpoint_dir=tmp_path, progress=False)
+    stored = tl.load_checkpoint(tmp_path / "checkpoint.pt")
+    assert stored["config"]["d_model"] == 16 and stored["step"] == 1  # a plain dict
+    big, optimizer, scheduler = _setup(d_model=32)
+    with pytest.raises(ValueError, match=r"written for a different model config; d_model: checkpoint 16, model 32"):
+        tl.train(big, optimizer, TASK.batches(100), 2, scheduler=scheduler, checkpoint_dir=tmp_path, resume=True, progress=False)
+
+
+# --- bad input to train ------------------------------------------------------------
+
+
+def test_train_bad_input(tmp_path):
+    model, optimizer, _ = _setup()
+    other = tl.make_task("dates")
+    with pytest.raises(ValueError, match=r"vocabulary of 41 tokens but the model has config.src_vocab_size=10"):
+        tl.train(model, optimizer, other.batches(200), 1, progress=False)
+    empty = tl.data.Batch(torch.zeros(0, 3, dtype=torch.long), torch.zeros(0, 3, dtype=torch.long),
+                          torch.zeros(0, 3, dtype=torch.long), None, torch.ones(0, 1, 3, 3, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"the batch of step 0 is empty: 0 examples"):
+        tl.train(model, optimizer, [empty], 1, progress=False)
+    long_batch = tl.collate([((4,) * 9, (5,) * 3)])
+    with pytest.raises(ValueError, match=r"sequences of 9 tokens, more than config.max_len=8"):
+        tl.train(model, optimizer, [long_batch], 1, progress=False)
+    with pytest.raises(ValueError, match=r"batches ran out after 1 batches; steps=2"):
+        tl.train(model, optimizer, [next(TASK.batches(100))], 2, progress=False)
+    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='mean'"):
+        tl.train(model, optimizer, TASK.batches(100), 1, loss_fn=torch.nn.CrossEntropyLoss(ignore_index=0), progress=False)
+    with pytest.raises(TypeError, match=r"batches must give transformer_lib.data.Batch objects, got tuple"):
+        tl.train(model, optimizer, [(1, 2)], 1, progress=False)
+    with pytest.raises(ValueError, match=r"resume=True needs checkpoint_dir"):
+        tl.train(model, optimizer, [], 1, resume=True)
+    with pytest.raises(ValueError, match=r"steps must be an int >= 0"):
+        tl.train(model, optimizer, [], -1)

@@ -1,0 +1,301 @@
+"""Turning a trained model into outputs: greedy decoding, beam search, sampling.
+
+Conventions shared by :func:`greedy_decode` and :func:`beam_search`:
+
+* the output does **not** contain ``<bos>``: position 0 is the first generated token;
+* it contains the ``<eos>`` a sequence ended with; after it come ``pad_id`` tokens
+  (default 0, the ``<pad>`` id of :class:`transformer_lib.data.Vocab`);
+* ``max_len`` bounds the number of generated tokens, ``<eos>`` included; a
+  sequence that reaches it without ``<eos>`` is cut there;
+* the output is as wide as its longest sequence, so (B, <= max_len);
+* ``src_mask=None`` means ``padding_mask(src, pad_id)``;
+* the model runs in eval mode without gradients, and gets its mode back afterwards.
+
+The model never sees a future token: at each step the decoder re-reads the
+whole prefix (this library has no key/value cache, which keeps the model code
+the paper's; decoding short toy sequences stays fast).
+
+Paper: §6.1 (beam size 4, length penalty alpha = 0.6, maximum output length
+input + 50, "terminate early when possible"); the length penalty is Wu et al.
+(2016), Eq. 14. Book: chapter 10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_tokens
+from .masks import padding_mask
+
+
+@contextmanager
+def _evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """Eval mode and no gradients inside; the model's previous mode restored on exit."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield model
+    finally:
+        model.train(was_training)
+
+
+def _unwrap(model: nn.Module) -> nn.Module:
+    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+
+
+def _check_int(name: str, value: object, low: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r})")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return value
+
+
+def _prepare(model: nn.Module, src: Tensor, max_len: int, src_mask: Tensor | None, pad_id: int):
+    if not isinstance(model, nn.Module) or not hasattr(model, "encode") or not hasattr(model, "decode"):
+        raise TypeError(f"model must be an encoder-decoder with encode() and decode(), got {type(model).__name__}")
+    _check_int("max_len", max_len, 1)
+    config = getattr(model, "config", None)
+    if config is not None:
+        check_tokens("src", src, config.src_vocab_size)
+        if max_len > config.max_len:
+            raise ValueError(
+                f"max_len={max_len} is longer than the model's positional table (config.max_len={config.max_len})"
+            )
+    else:
+        check_tokens("src", src, 2**62)
+    return padding_mask(src, pad_id) if src_mask is None else src_mask
+
+
+def _next_log_probs(model: nn.Module, tgt: Tensor, memory: Tensor, src_mask: Tensor) -> Tensor:
+    """Log-probabilities of the token after the prefix ``tgt``. Shape: tgt (N, t) -> (N, V)."""
+    logits = model.output_projection(model.decode(tgt, memory, src_mask)[:, -1])
+    return logits.float().log_softmax(dim=-1)
+
+
+def greedy_decode(
+    model: nn.Module,
+    src: Tensor,
+    max_len: int,
+    bos_id: int,
+    eos_id: int,
+    src_mask: Tensor | None = None,
+    pad_id: int = 0,
+) -> Tensor:
+    """Decode a batch by taking the most probable token at each step.
+
+    Args:
+        model: an encoder-decoder with ``encode``, ``decode`` and ``output_projection``
+            (a :class:`transformer_lib.Transformer`).
+        src: source ids. max_len: most tokens to generate per sequence, ``<eos>`` included.
+        bos_id, eos_id: the start and end ids. src_mask: default ``padding_mask(src, pad_id)``.
+        pad_id: written after a sequence's ``<eos>``.
+
+    Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
+    Paper: §3.1 (the decoder is auto-regressive). Book: chapter 10.
+    """
+    model = _unwrap(model)
+    src_mask = _prepare(model, src, max_len, src_mask, pad_id)
+    B = src.shape[0]
+    with _evaluating(model):
+        memory = model.encode(src, src_mask)  # (B, S, D), computed once
+        tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1): <bos>
+        finished = torch.zeros(B, dtype=torch.bool, device=src.device)
+        for _ in range(max_len):
+            next_token = _next_log_probs(model, tgt, memory, src_mask).argmax(dim=-1)  # (B,)
+            next_token = next_token.masked_fill(finished, pad_id)
+            tgt = torch.cat([tgt, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if bool(finished.all()):
+                break
+    return tgt[:, 1:]
+
+
+def length_penalty(length: Tensor | int, alpha: float) -> Tensor:
+    """GNMT length penalty lp(Y) = (5 + |Y|)^alpha / (5 + 1)^alpha.
+
+    Beam search ranks a hypothesis by log P(Y | X) / lp(Y); with alpha > 0 long
+    hypotheses are penalised less for their many negative log-probabilities.
+    alpha = 0 gives lp = 1 (plain log-probability).
+
+    Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: chapter 10.
+    """
+    return _lp(torch.as_tensor(length), alpha)
+
+
+def sequence_log_prob(
+    model: nn.Module,
+    src: Tensor,
+    output: Tensor,
+    bos_id: int,
+    eos_id: int,
+    src_mask: Tensor | None = None,
+    pad_id: int = 0,
+) -> Tensor:
+    """log P(output | src) summed over each output's tokens up to and including its ``<eos>``.
+
+    ``output`` has the format of :func:`greedy_decode` (no ``<bos>``, ``pad_id``
+    after ``<eos>``). Used to compare decoders by the score they maximise.
+
+    Shape: src (B, S), output (B, L) -> (B,) float tensor.
+    """
+    model = _unwrap(model)
+    src_mask = _prepare(model, src, max(output.shape[1], 1), src_mask, pad_id)
+    B = output.shape[0]
+    tgt_in = torch.cat([torch.full((B, 1), bos_id, dtype=torch.long, device=src.device), output[:, :-1]], dim=1)
+    ended_before = torch.cumsum((output == eos_id).long(), dim=1) - (output == eos_id).long()  # (B, L)
+    counted = ended_before == 0  # tokens up to and including the first <eos>
+    with _evaluating(model):
+        memory = model.encode(src, src_mask)
+        logits = model.output_projection(model.decode(tgt_in, memory, src_mask))  # (B, L, V), causal by default
+        log_probs = logits.float().log_softmax(dim=-1).gather(-1, output[..., None]).squeeze(-1)  # (B, L)
+    return (log_probs * counted).sum(dim=1)
+
+
+def beam_search(
+    model: nn.Module,
+    src: Tensor,
+    max_len: int,
+    bos_id: int,
+    eos_id: int,
+    beam_size: int = 4,
+    length_penalty: float = 0.6,
+    src_mask: Tensor | None = None,
+    pad_id: int = 0,
+) -> Tensor:
+    """Beam search with the GNMT length penalty, batched over the B sources.
+
+    Each source keeps ``beam_size`` hypotheses. At every step each unfinished
+    hypothesis is extended by every token; a finished one (ended by ``<eos>``)
+    stays as it is. All candidates are ranked by log P / lp(|Y|), where |Y|
+    counts the generated tokens (``<eos>`` included), and the best
+    ``beam_size`` survive. The search stops when all of a batch's hypotheses
+    have finished or after ``max_len`` tokens; the best-ranked one is returned.
+    With ``beam_size=1`` this is exactly :func:`greedy_decode`: all candidates
+    of one step have the same length, so the penalty does not change their order.
+
+    Args:
+        model, src, max_len, bos_id, eos_id, src_mask, pad_id: as :func:`greedy_decode`.
+        beam_size: hypotheses kept per source (4 in the paper).
+        length_penalty: alpha of :func:`length_penalty` (0.6 in the paper; 0 = none).
+
+    Shape: src (B, S) -> (B, L) LongTensor, L <= max_len, the format of :func:`greedy_decode`.
+    Paper: §6.1; Wu et al. (2016) §7. Book: chapter 10.
+    """
+    model = _unwrap(model)
+    src_mask = _prepare(model, src, max_len, src_mask, pad_id)
+    K = _check_int("beam_size", beam_size, 1)
+    if not isinstance(length_penalty, (int, float)) or length_penalty < 0:
+        raise ValueError(f"length_penalty must be a number >= 0, got {length_penalty!r}")
+    alpha = float(length_penalty)
+    B, device = src.shape[0], src.device
+    with _evaluating(model):
+        memory = model.encode(src, src_mask)  # (B, S, D)
+        memory = memory.repeat_interleave(K, dim=0)  # (B*K, S, D): one copy per hypothesis
+        beam_src_mask = src_mask.expand(B, *src_mask.shape[1:]).repeat_interleave(K, dim=0)
+        tokens = torch.full((B, K, 1), bos_id, dtype=torch.long, device=device)  # (B, K, 1 + t)
+        log_p = torch.full((B, K), float("-inf"), device=device)
+        log_p[:, 0] = 0.0  # K identical start hypotheses: keep only one, or the beam fills with copies
+        finished = torch.zeros(B, K, dtype=torch.bool, device=device)
+        lengths = torch.zeros(B, K, dtype=torch.long, device=device)  # |Y| of each hypothesis
+        for t in range(1, max_len + 1):
+            step = _next_log_probs(model, tokens.view(B * K, t), memory, beam_src_mask)  # (B*K, V)
+            V = step.shape[-1]
+            if t == 1 and K > V:
+                raise ValueError(f"beam_size={K} is larger than the vocabulary ({V} tokens)")
+            step = step.view(B, K, V)
+            # a finished hypothesis has one continuation, pad_id, at no cost
+            kept = torch.full_like(step, float("-inf"))
+            kept[..., pad_id] = 0.0
+            step = torch.where(finished[..., None], kept, step)
+            candidates = log_p[..., None] + step  # (B, K, V)
+            cand_len = torch.where(finished, lengths, torch.full_like(lengths, t))  # (B, K)
+            ranked = candidates / _lp(cand_len, alpha)[..., None]  # (B, K, V)
+            best = ranked.view(B, K * V).topk(K, dim=-1).indices  # (B, K)
+            parent, token = best // V, best % V
+            log_p = candidates.view(B, K * V).gather(1, best)
+            lengths = cand_len.gather(1, parent)
+            was_finished = finished.gather(1, parent)
+            finished = was_finished | (token == eos_id)
+            history = tokens.gather(1, parent[..., None].expand(B, K, t))  # (B, K, t)
+            tokens = torch.cat([history, token[..., None]], dim=-1)  # (B, K, t + 1)
+            if bool(finished.all()):
+                break
+        score = log_p / _lp(lengths, alpha)  # hypotheses cut at max_len count their length so far
+        winner = score.argmax(dim=-1)  # (B,)
+        out = tokens[torch.arange(B, device=device), winner, 1:]  # (B, t), drop <bos>
+        longest = int(lengths.gather(1, winner[:, None]).max())
+    return out[:, :longest]
+
+
+def _lp(length: Tensor, alpha: float) -> Tensor:
+    return ((5.0 + length.float()) / 6.0) ** alpha
+
+
+def sample(
+    lm: nn.Module,
+    prompt: Tensor,
+    max_new_tokens: int,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    eos_id: int | None = None,
+    generator: torch.Generator | None = None,
+    pad_id: int = 0,
+) -> Tensor:
+    """Continue prompts with a decoder-only language model by sampling.
+
+    At each step the next token is drawn from softmax(logits / temperature),
+    restricted to the ``top_k`` most probable tokens if given. Lower
+    temperatures sharpen the distribution (it tends to the argmax as the
+    temperature tends to 0); ``top_k=1`` is greedy decoding.
+
+    Args:
+        lm: a :class:`transformer_lib.DecoderOnlyLM` (tokens (B, T) -> logits (B, T, V)).
+        prompt: the (B, P) token ids to continue, all of length P (no padding).
+        max_new_tokens: tokens to add. temperature: > 0. top_k: keep this many tokens, or None for all.
+        eos_id: if given, a sequence that samples it stops; ``pad_id`` follows.
+        generator: the torch.Generator to draw from (default: torch's global one).
+
+    Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
+    Book: chapter 14 (decoder-only models), chapter 10 (decoding).
+    """
+    lm = _unwrap(lm)
+    if not isinstance(lm, nn.Module):
+        raise TypeError(f"lm must be an nn.Module (a DecoderOnlyLM), got {type(lm).__name__}")
+    _check_int("max_new_tokens", max_new_tokens, 1)
+    if not isinstance(temperature, (int, float)) or not temperature > 0:
+        raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+    if top_k is not None:
+        _check_int("top_k", top_k, 1)
+    config = getattr(lm, "config", None)
+    check_tokens("prompt", prompt, config.tgt_vocab_size if config is not None else 2**62)
+    if config is not None and prompt.shape[1] + max_new_tokens > config.max_len:
+        raise ValueError(
+            f"prompt length {prompt.shape[1]} + max_new_tokens={max_new_tokens} exceeds the model's "
+            f"positional table (config.max_len={config.max_len})"
+        )
+    tokens = prompt
+    finished = torch.zeros(prompt.shape[0], dtype=torch.bool, device=prompt.device)
+    with _evaluating(lm):
+        for _ in range(max_new_tokens):
+            logits = lm(tokens)[:, -1].float() / temperature  # (B, V)
+            if top_k is not None and top_k < logits.shape[-1]:
+                kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+            probs = logits.softmax(dim=-1)
+            next_token = torch.multinomial(probs, 1, generator=generator).squeeze(1)  # (B,)
+            next_token = next_token.masked_fill(finished, pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            if eos_id is not None:
+                finished |= next_token == eos_id
+                if bool(finished.all()):
+                    break
+    return tokens
+
+
+__all__ = ["beam_search", "greedy_decode", "length_penalty", "sample", "sequence_log_prob"]

@@ -13,7 +13,10 @@ import importlib
 from typing import Any
 
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
+from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
+from .data import Batch, Vocab, batch_by_tokens, collate, make_task, padding_fraction
+from .decoding import beam_search, greedy_decode, length_penalty, sample, sequence_log_prob
 from .layers import DecoderLayer, EncoderLayer, PositionwiseFeedForward
 from .masks import (
     causal_mask,
@@ -44,9 +47,10 @@ from .rnn import (
     make_cell,
     state_gradient_norms,
 )
+from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_scheduler, train
 from .utils import deterministic, format_table, rounded, set_seed
 
-from . import interop, masks, rnn, utils  # noqa: E402,I001  (light submodules, also as namespaces)
+from . import checkpoint, data, decoding, interop, masks, rnn, training, utils  # noqa: E402,I001  (light submodules, also as namespaces)
 
 __version__ = "0.1.0"
 
@@ -61,6 +65,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AdditiveAttention",
+    "Batch",
     "Decoder",
     "DecoderLayer",
     "DecoderOnlyLM",
@@ -69,6 +74,7 @@ __all__ = [
     "EncoderLayer",
     "GRUCell",
     "LSTMCell",
+    "LabelSmoothingLoss",
     "LearnedPositionalEncoding",
     "MultiHeadAttention",
     "PositionwiseFeedForward",
@@ -76,32 +82,53 @@ __all__ = [
     "RecurrentLayer",
     "SinusoidalPositionalEncoding",
     "TokenEmbedding",
+    "TrainHistory",
     "Transformer",
     "TransformerConfig",
+    "Vocab",
+    "batch_by_tokens",
+    "beam_search",
     "capture_attention",
     "causal_mask",
     "cell_parameter_count",
+    "checkpoint",
+    "collate",
     "count_parameters",
+    "data",
     "decoder_mask",
+    "decoding",
     "deterministic",
+    "evaluate",
     "format_table",
     "from_key_padding_mask",
     "from_torch_attn_mask",
     "graph_depth",
     "graph_path_lengths",
+    "greedy_decode",
     "interop",
+    "length_penalty",
+    "load_checkpoint",
     "make_cell",
+    "make_task",
     "masked_softmax",
     "masks",
+    "noam_lr",
+    "noam_scheduler",
+    "padding_fraction",
     "padding_mask",
     "rnn",
     "rounded",
+    "sample",
+    "save_checkpoint",
     "scaled_dot_product_attention",
+    "sequence_log_prob",
     "set_seed",
     "sinusoidal_table",
     "state_gradient_norms",
     "to_additive",
     "to_key_padding_mask",
     "to_torch_attn_mask",
+    "train",
+    "training",
     "utils",
 ]

@@ -1,0 +1,54 @@
+"""The helpers behind chapters 7 (FFN) and 8 (residuals and normalisation) agree with the library and torch.nn."""
+
+import sympy as sp
+import torch
+
+import transformer_lib as tl
+from transformer_lib.derivations import Step
+from transformer_lib.derivations.feedforward import (
+    attention_parameters,
+    conv1d,
+    ffn_parameters,
+    layer_norm_parameters,
+    symbolic_ffn,
+)
+
+
+def test_parameter_formulas_match_the_library():
+    for d_model, d_ff, n_heads in ((8, 32, 2), (64, 256, 4), (512, 2048, 8)):
+        layer = tl.EncoderLayer(d_model, n_heads, d_ff)
+        assert tl.count_parameters(layer.ffn) == ffn_parameters(d_model, d_ff)
+        assert tl.count_parameters(layer.self_attn) == attention_parameters(d_model)
+        assert tl.count_parameters(layer.norm1) == layer_norm_parameters(d_model)
+        assert tl.count_parameters(layer) == 12 * d_model**2 + 13 * d_model + 2 * d_model * (d_ff - 4 * d_model)
+
+
+def test_a_count_without_biases_fails():
+    d, f = sp.symbols("D F", positive=True)
+    assert not Step("no biases", ffn_parameters(d, f), 2 * d * f).holds()
+
+
+def test_symbolic_ffn_equals_the_library_numerically():
+    gen = tl.set_seed(0)
+    ffn = tl.PositionwiseFeedForward(3, 5).double()
+    x = torch.randn(4, 3, generator=gen, dtype=torch.float64)
+    as_matrix = lambda t: sp.Matrix(t.detach().tolist())  # noqa: E731
+    symbolic = symbolic_ffn(
+        as_matrix(x),
+        as_matrix(ffn.linear1.weight.T),
+        as_matrix(ffn.linear1.bias[None]),
+        as_matrix(ffn.linear2.weight.T),
+        as_matrix(ffn.linear2.bias[None]),
+    )
+    expected = ffn(x)
+    assert torch.allclose(torch.tensor(sp.matrix2numpy(symbolic, dtype=float)), expected, atol=1e-12, rtol=0)
+
+
+def test_symbolic_conv1d_equals_torch():
+    gen = tl.set_seed(1)
+    conv = torch.nn.Conv1d(3, 2, kernel_size=2).double()
+    x = torch.randn(1, 3, 5, generator=gen, dtype=torch.float64)  # (B, C, T)
+    kernel = [sp.Matrix(conv.weight[:, :, k].detach().tolist()) for k in range(2)]
+    bias = sp.Matrix(conv.bias.detach().tolist())
+    symbolic = conv1d(kernel, bias, sp.Matrix(x[0].tolist()))
+    assert torch.allclose(torch.tensor(sp.matrix2numpy(symbolic, dtype=float)), conv(x)[0], atol=1e-12, rtol=0)

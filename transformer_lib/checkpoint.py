@@ -39,7 +39,7 @@ def _unwrap(model: nn.Module) -> nn.Module:
 
 
 def config_dict(model: nn.Module) -> dict[str, Any] | None:
-    """The model's config as a plain dict (None if the model has no dataclass config)."""
+    """The model's config as a plain dict (None if the model has no dataclass config). Book: chapter 10."""
     config = getattr(_unwrap(model), "config", None)
     return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else None
 
@@ -55,7 +55,7 @@ def save_checkpoint(
 ) -> Path:
     """Write a checkpoint atomically; extra keyword values (plain data) are stored too.
 
-    Returns the path written.
+    Returns the path written. Book: chapter 10.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def load_checkpoint(
             torch file, holds objects other than tensors and plain data, is not a
             transformer_lib checkpoint, or was written for a different model config.
 
-    Returns the checkpoint's dict (step, history, random states ...).
+    Returns the checkpoint's dict (step, history, random states ...). Book: chapter 10.
     """
     path = Path(path)
     if not path.is_file():

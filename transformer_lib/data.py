@@ -405,7 +405,7 @@ class Task:
 
 
 def detokenize(tokens: Sequence[str]) -> str:
-    """Join tokens: a space around every word, none between digits or punctuation ("nov 22, 2026")."""
+    """Join tokens: a space around every word, none between digits or punctuation ("nov 22, 2026"). Book: chapter 10."""
     text = ""
     for i, token in enumerate(tokens):
         previous = tokens[i - 1] if i else ""
@@ -495,17 +495,23 @@ def _integer_task(name: str, transform: Callable[[list[str]], list[str]], n_symb
 
 
 def copy_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Copy a random sequence of integer symbols: "3 1 4" -> "3 1 4"."""
+    """Copy a random sequence of integer symbols: "3 1 4" -> "3 1 4".
+
+    Args:
+        n_symbols: symbols "0" .. str(n_symbols - 1). min_len, max_len: length range (inclusive).
+
+    Book: chapter 10 (a first task: the decoder must attend to the matching source position).
+    """
     return _integer_task("copy", list, n_symbols, min_len, max_len)
 
 
 def reverse_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Reverse a random sequence: "3 1 4" -> "4 1 3"."""
+    """Reverse a random sequence: "3 1 4" -> "4 1 3". Arguments as :func:`copy_task`. Book: chapter 10."""
     return _integer_task("reverse", lambda s: s[::-1], n_symbols, min_len, max_len)
 
 
 def sort_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Sort a random sequence by value: "3 1 4" -> "1 3 4"."""
+    """Sort a random sequence by value: "3 1 4" -> "1 3 4". Arguments as :func:`copy_task`. Book: chapter 10."""
     return _integer_task("sort", lambda s: sorted(s, key=int), n_symbols, min_len, max_len)
 
 
@@ -545,6 +551,11 @@ def dates_task(min_year: int = 1900, max_year: int = 2099, formats: Sequence[str
     Source tokens: month names whole, numbers digit by digit ("2 2 november 2 0 2 6").
     Target: the ten characters of YYYY-MM-DD. The year moves from the end to the
     front and the month name becomes two digits, so the alignment crosses.
+
+    Args:
+        min_year, max_year: range of the years (inclusive). formats: templates as in ``DATE_FORMATS``.
+
+    Book: chapter 10 (the attention-alignment experiment).
     """
     if not 1 <= min_year <= max_year <= 9999:
         raise ValueError(f"need 1 <= min_year <= max_year <= 9999, got {min_year}, {max_year}")
@@ -569,7 +580,11 @@ _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
 def number_words(n: int) -> list[str]:
-    """British English words for 0 <= n < 1,000,000: 312 -> ["three", "hundred", "and", "twelve"]."""
+    """British English words for 0 <= n < 1,000,000: 312 -> ["three", "hundred", "and", "twelve"].
+
+    "and" joins hundreds to the rest ("one hundred and five") and thousands to a
+    rest below 100 ("two thousand and five"). Book: chapter 10.
+    """
     if not isinstance(n, int) or not 0 <= n < 1_000_000:
         raise ValueError(f"n must be an int in [0, 1000000), got {n!r}")
 
@@ -597,6 +612,11 @@ def numbers_task(max_digits: int = 6, direction: str = "words_to_digits") -> Tas
 
     The number of digits is drawn uniformly from 1..``max_digits`` (at most 6),
     then the number uniformly among those with that many digits.
+
+    Args:
+        max_digits: 1..6. direction: "words_to_digits" or "digits_to_words".
+
+    Book: chapter 10.
     """
     if not isinstance(max_digits, int) or not 1 <= max_digits <= 6:
         raise ValueError(f"max_digits must be an int in [1, 6], got {max_digits!r}")
@@ -626,7 +646,7 @@ TASKS: dict[str, Callable[..., Task]] = {
 
 
 def make_task(name: str, **kwargs: Any) -> Task:
-    """The task called ``name`` (one of ``TASKS``), built with ``kwargs``."""
+    """The task called ``name`` (one of ``TASKS``), built with ``kwargs``. Book: chapter 10."""
     if name not in TASKS:
         raise ValueError(f"name must be one of {sorted(TASKS)}, got {name!r}")
     return TASKS[name](**kwargs)

@@ -143,6 +143,7 @@ def sequence_log_prob(
     after ``<eos>``). Used to compare decoders by the score they maximise.
 
     Shape: src (B, S), output (B, L) -> (B,) float tensor.
+    Book: chapter 10 (beam search against greedy decoding).
     """
     model = _unwrap(model)
     src_mask = _prepare(model, src, max(output.shape[1], 1), src_mask, pad_id)

@@ -180,6 +180,7 @@ class TrainHistory:
     ``losses`` are mean losses per target token of each step's whole (global)
     batch; ``learning_rates`` the rate that step's update used; ``evals`` one
     dict per evaluation, ``{"step": s, metric: value, ...}``.
+    ``tl.plotting.loss_curves({"train": history.losses})`` draws the curve. Book: chapter 10.
     """
 
     steps: list[int] = field(default_factory=list)

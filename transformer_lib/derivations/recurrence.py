@@ -211,6 +211,10 @@ def self_attention_versus_recurrence_cost() -> Derivation:
              sp.Matrix(sp.solve(sp.Eq(attention, recurrent), n)), sp.Matrix([d])),
         Step("base model, d = 512, n = 50 tokens: self-attention needs 50/512 of the recurrent work",
              (attention / recurrent).subs({n: 50, d: 512}), sp.Rational(50, 512)),
+        Step("with constants: self-attention layer (8 n d^2 + 4 n^2 d FLOPs) / LSTM layer (16 n d^2) = 1/2 + n/(4d)",
+             sp.apart((8 * n * d**2 + 4 * n**2 * d) / (16 * n * d**2), n), sp.Rational(1, 2) + n / (4 * d)),
+        Step("so a self-attention layer costs less than an LSTM layer exactly when n < 2d",
+             sp.Matrix(sp.solve(sp.Eq(8 * n * d**2 + 4 * n**2 * d, 16 * n * d**2), n)), sp.Matrix([2 * d])),
     ]
     return Derivation(
         name="self_attention_versus_recurrence_cost",

@@ -1,0 +1,92 @@
+"""The sources' worked examples, computed with the library's own modules.
+
+The source notes teach with small hand-computed examples (d_model = 4). This
+package holds the numbers those examples *give* (embeddings, weight matrices,
+LayerNorm settings) as data (:mod:`.examples`), loads given matrices into the
+library's modules in the sources' ``x @ W`` convention (:mod:`.loading`),
+records every intermediate of a forward pass, compares printed numbers with
+computed ones by a stated rule (:mod:`.compare`), and repeats single steps in
+exact arithmetic with sympy (:mod:`.exact`).
+
+``import transformer_lib.worked_examples as wx``. Book: chapter 11
+("Every number, computed") and the errata appendix.
+"""
+
+from .compare import (
+    AGREES,
+    AGREES_TO_ROUNDING,
+    ASSUMED,
+    NOT_DERIVABLE,
+    STATUSES,
+    WRONG,
+    Row,
+    compare_number,
+    compare_row,
+    comparison_table,
+    printed_unit,
+    status_counts,
+)
+from .exact import (
+    evaluate,
+    exact,
+    exact_attention,
+    exact_feed_forward,
+    exact_layer_norm,
+    exact_sinusoidal_table,
+    exact_softmax_rows,
+    matmul,
+    simplified,
+)
+from .examples import EXAMPLE_000, EXAMPLE_003, Example000, Example003, build_model_000, build_model_003
+from .loading import (
+    Call,
+    load_attention,
+    load_embedding,
+    load_feed_forward,
+    load_layer_norm,
+    load_linear,
+    load_positions,
+    minimum_norm_weight,
+    record_activations,
+    refresh_sinusoidal_tables,
+)
+
+__all__ = [
+    "AGREES",
+    "AGREES_TO_ROUNDING",
+    "ASSUMED",
+    "EXAMPLE_000",
+    "EXAMPLE_003",
+    "NOT_DERIVABLE",
+    "STATUSES",
+    "WRONG",
+    "Call",
+    "Example000",
+    "Example003",
+    "Row",
+    "build_model_000",
+    "build_model_003",
+    "compare_number",
+    "compare_row",
+    "comparison_table",
+    "evaluate",
+    "exact",
+    "exact_attention",
+    "exact_feed_forward",
+    "exact_layer_norm",
+    "exact_sinusoidal_table",
+    "exact_softmax_rows",
+    "load_attention",
+    "load_embedding",
+    "load_feed_forward",
+    "load_layer_norm",
+    "load_linear",
+    "load_positions",
+    "matmul",
+    "minimum_norm_weight",
+    "printed_unit",
+    "record_activations",
+    "refresh_sinusoidal_tables",
+    "simplified",
+    "status_counts",
+]

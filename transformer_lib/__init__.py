@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import checkpoint, data, decoding, interop, masks, rnn, training, utils
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
@@ -49,8 +50,6 @@ from .rnn import (
 )
 from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_scheduler, train
 from .utils import deterministic, format_table, rounded, set_seed
-
-from . import checkpoint, data, decoding, interop, masks, rnn, training, utils  # noqa: E402,I001  (light submodules, also as namespaces)
 
 __version__ = "0.1.0"
 

@@ -52,3 +52,35 @@ def test_symbolic_conv1d_equals_torch():
     bias = sp.Matrix(conv.bias.detach().tolist())
     symbolic = conv1d(kernel, bias, sp.Matrix(x[0].tolist()))
     assert torch.allclose(torch.tensor(sp.matrix2numpy(symbolic, dtype=float)), conv(x)[0], atol=1e-12, rtol=0)
+
+
+def test_symbolic_layer_norm_equals_torch():
+    from transformer_lib.derivations.residual import layer_norm_vector
+
+    gen = tl.set_seed(2)
+    x = torch.randn(5, generator=gen, dtype=torch.float64)
+    for eps in (0.0, 1e-5, 0.5):
+        symbolic = layer_norm_vector(sp.Matrix(x.tolist()), sp.Float(eps))
+        expected = torch.nn.functional.layer_norm(x, (5,), eps=eps)
+        as_tensor = torch.tensor([float(v) for v in symbolic], dtype=torch.float64)
+        assert torch.allclose(as_tensor, expected, atol=1e-12, rtol=0)
+
+
+def test_layer_norm_with_unbiased_variance_fails_the_moment_step():
+    from transformer_lib.derivations.residual import symbolic_vector
+
+    x = symbolic_vector("x", 3)
+    centred = x - sp.ones(3, 1) * (sum(x) / 3)
+    unbiased = centred / sp.sqrt(sum(c**2 for c in centred) / 2)  # divides by D - 1
+    assert not Step("biased variance 1", sum(v**2 for v in unbiased) / 3, 1).holds()
+
+
+def test_residual_gradient_theorem_matches_a_monte_carlo_estimate():
+    gen = tl.set_seed(3)
+    d, v, n = 8, 0.05, 20000
+    jac = torch.randn(n, d, d, generator=gen, dtype=torch.float64) * v**0.5
+    g = torch.randn(d, generator=gen, dtype=torch.float64)
+    plain = (jac @ g).square().sum(-1).mean() / g.square().sum()
+    residual = (g + jac @ g).square().sum(-1).mean() / g.square().sum()
+    assert abs(plain.item() - d * v) < 0.02
+    assert abs(residual.item() - (1 + d * v)) < 0.02

@@ -209,6 +209,8 @@ def test_record_activations_records_every_call_and_removes_its_hooks():
         ("0.1", 0.176, wx.WRONG),  # one unit off but 43 %
         ("-1.33", -1.3163, wx.WRONG),  # more than one unit
         ("0.001", 0.0099998, wx.WRONG),
+        ("-inf", float("-inf"), wx.AGREES),  # a masked score
+        ("-inf", -1e9, wx.WRONG),
     ],
 )
 def test_compare_number(printed, value, status):

@@ -34,10 +34,10 @@ lint: setup
 	$(BIN)/ruff check transformer_lib tests benchmarks
 
 unit: setup
-	$(BIN)/python -m pytest -n $(JOBS) tests
+	$(BIN)/python -m pytest -n $(JOBS) --timeout=900 tests
 
 nbval: setup
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval --nbval-current-env --timeout=1200 \
 		--nbval-sanitize-with book/sanitize.cfg -o testpaths=book book
 
 build: setup

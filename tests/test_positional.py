@@ -50,3 +50,10 @@ def test_token_embedding_is_scaled_lookup():
 def test_learned_positions_have_parameters():
     module = tl.LearnedPositionalEncoding(4, max_len=6)
     assert sum(p.numel() for p in module.parameters()) == 24
+
+
+def test_double_model_gets_a_float64_accurate_table():
+    module = tl.SinusoidalPositionalEncoding(8, max_len=50).double()
+    x = torch.zeros(1, 50, 8, dtype=torch.float64)
+    torch.testing.assert_close(module(x)[0], tl.sinusoidal_table(50, 8, dtype=torch.float64), atol=0, rtol=0)
+    assert module.float()(x.float()).dtype == torch.float32

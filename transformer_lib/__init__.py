@@ -53,7 +53,7 @@ from .utils import deterministic, format_table, rounded, set_seed
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("derivations", "plotting")
+_LAZY_SUBMODULES = ("derivations", "plotting", "worked_examples")
 
 
 def __getattr__(name: str) -> Any:

@@ -53,7 +53,8 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.d_model = d_model
         self.max_len = max_len
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+        # kept in float64 and cast in forward, so that model.double() gets a table accurate to float64
+        self.register_buffer("table", sinusoidal_table(max_len, d_model, dtype=torch.float64), persistent=False)
 
     def forward(self, x: Tensor) -> Tensor:
         _check_positions(x, self.d_model, self.max_len)

@@ -97,7 +97,7 @@ class AdditiveAttention(nn.Module):
         -> out (B, Tq, d_v), weights (B, Tq, Tk).
 
     Paper: §3.2.1 (compared with dot-product attention), citing Bahdanau et al.
-    (2015), Eq. (6) of their appendix. Book: chapter 2.
+    (2015), §3.1 and appendix A.1.2 (the tanh score). Book: chapter 2.
     """
 
     def __init__(self, query_dim: int, key_dim: int, hidden_dim: int) -> None:

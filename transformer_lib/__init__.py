@@ -49,7 +49,7 @@ from .rnn import (
     state_gradient_norms,
 )
 from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_scheduler, train
-from .utils import deterministic, format_table, rounded, set_seed
+from .utils import cpu_seconds, deterministic, format_table, portable_numerics, rounded, set_seed
 
 __version__ = "0.1.0"
 
@@ -93,6 +93,7 @@ __all__ = [
     "checkpoint",
     "collate",
     "count_parameters",
+    "cpu_seconds",
     "data",
     "decoder_mask",
     "decoding",
@@ -115,6 +116,7 @@ __all__ = [
     "noam_scheduler",
     "padding_fraction",
     "padding_mask",
+    "portable_numerics",
     "rnn",
     "rounded",
     "sample",

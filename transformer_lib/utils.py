@@ -7,7 +7,12 @@ when called, and says which state it changes.
 from __future__ import annotations
 
 import inspect
+import os
+import platform
 import random
+import time
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,21 +29,94 @@ def set_seed(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def deterministic(seed: int = 0, threads: int = 1, precision: int = 4) -> torch.Generator:
+def portable_numerics() -> dict[str, str]:
+    """Cap PyTorch's vectorised CPU kernels at AVX2, so AVX-512 machines compute what AVX2 machines do.
+
+    The last bits of a float reduction depend on the vector width of the
+    kernel that computes it, and a training run amplifies last-bit differences
+    into different printed losses. ATen (element-wise maths, reductions,
+    softmax) and oneDNN (convolutions) pick their kernels from the CPU's
+    instruction sets; this caps both at AVX2, which every x86-64 CPU of the
+    last decade has, at no cost on an AVX2 machine. It sets
+    ``ATEN_CPU_CAPABILITY=avx2`` and ``ONEDNN_MAX_CPU_ISA=AVX2`` unless they
+    are set already (the Makefile exports both).
+
+    Both back ends choose once per process, at their first use, so call this
+    before any tensor arithmetic (``tl.deterministic`` does, in the first cell
+    of every chapter); called too late on an AVX-512 machine, it warns.
+
+    What stays machine-dependent: oneMKL, which computes float matrix
+    products, tunes its kernels to the CPU vendor and model. Its reproducible
+    mode (``MKL_CBWR=COMPATIBLE``) makes products 3 to 4 times slower, which
+    would falsify every timing in the book, so it is not used; results of long
+    training runs can therefore differ in their last printed digits between,
+    say, an Intel and an AMD machine. On CPUs other than x86-64 nothing is
+    pinned.
+
+    Returns:
+        ``{"aten": <the kernel level ATen uses>, "onednn": <the cap>}``.
+    """
+    if platform.machine().lower() not in {"x86_64", "amd64"}:
+        return {"aten": torch.backends.cpu.get_cpu_capability(), "onednn": "not x86-64"}
+    os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+    capability = torch.backends.cpu.get_cpu_capability()
+    if capability.startswith("AVX512"):
+        warnings.warn(
+            f"portable_numerics() came after the first tensor operation: ATen already uses {capability} kernels, "
+            "so printed results may differ from the committed outputs in the last digits. Call it (or "
+            "tl.deterministic) before any tensor arithmetic, or start Python through the Makefile.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return {"aten": capability, "onednn": f"max ISA {os.environ['ONEDNN_MAX_CPU_ISA']}"}
+
+
+def deterministic(seed: int = 0, threads: int = 1, precision: int = 4, portable: bool = True) -> torch.Generator:
     """The one set-up call at the top of every chapter.
 
-    Seeds every generator, fixes torch's intra-op thread count (results of
-    parallel reductions can depend on it), asks torch for deterministic
-    kernels, and sets torch's and NumPy's print precision so printed numbers
-    are rounded the same way on every machine.
+    Caps the CPU kernels at AVX2 (``portable_numerics``; skip with
+    ``portable=False``), seeds every generator, fixes torch's intra-op thread
+    count (results of parallel reductions can depend on it), asks torch for
+    deterministic kernels, and sets torch's and NumPy's print precision so
+    printed numbers are rounded the same way on every machine.
     """
-    if not isinstance(threads, int) or threads <= 0:
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads <= 0:
         raise ValueError(f"threads must be a positive int, got {threads!r}")
+    if portable:
+        portable_numerics()
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     torch.set_printoptions(precision=precision, sci_mode=False)
     np.set_printoptions(precision=precision, suppress=True)
     return set_seed(seed)
+
+
+def cpu_seconds(fn: Callable[[], object], repeats: int = 3, warmup: int = 1) -> float:
+    """The least CPU time of this thread over ``repeats`` calls of ``fn``, after ``warmup`` calls.
+
+    Chapters time code with this, not with a wall clock: thread CPU time does
+    not count the time the thread waits while another process has the core,
+    and the minimum discards the runs that a cache flush or an interrupt
+    slowed down. With one intra-op thread (``tl.deterministic``), all of
+    torch's work runs on the calling thread, so nothing is missed. Timings
+    still differ between machines; chapters print them in cells that nbval
+    does not compare, and compare only conclusions with a wide margin.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        raise ValueError(f"repeats must be a positive int, got {repeats!r}")
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise ValueError(f"warmup must be a non-negative int, got {warmup!r}")
+    for _ in range(warmup):
+        fn()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        fn()
+        best = min(best, time.thread_time() - start)
+    return best
 
 
 def source(obj: Any) -> str:

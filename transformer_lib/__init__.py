@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import checkpoint, data, decoding, interop, masks, rnn, training, utils
+from . import checkpoint, data, decoding, interop, masks, rnn, training, utils, variants
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
@@ -50,6 +50,7 @@ from .rnn import (
 )
 from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_scheduler, train
 from .utils import cpu_seconds, deterministic, format_table, portable_numerics, rounded, set_seed
+from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
 
 __version__ = "0.1.0"
 
@@ -71,19 +72,23 @@ __all__ = [
     "ElmanCell",
     "Encoder",
     "EncoderLayer",
+    "EncoderOnlyLM",
     "GRUCell",
     "LSTMCell",
     "LabelSmoothingLoss",
     "LearnedPositionalEncoding",
     "MultiHeadAttention",
+    "PatchEmbedding",
     "PositionwiseFeedForward",
     "RNNSeq2Seq",
     "RecurrentLayer",
     "SinusoidalPositionalEncoding",
+    "SpeechTransformer",
     "TokenEmbedding",
     "TrainHistory",
     "Transformer",
     "TransformerConfig",
+    "VisionTransformer",
     "Vocab",
     "batch_by_tokens",
     "beam_search",
@@ -108,8 +113,10 @@ __all__ = [
     "interop",
     "length_penalty",
     "load_checkpoint",
+    "log_spectrogram",
     "make_cell",
     "make_task",
+    "mask_tokens",
     "masked_softmax",
     "masks",
     "noam_lr",
@@ -132,4 +139,5 @@ __all__ = [
     "train",
     "training",
     "utils",
+    "variants",
 ]

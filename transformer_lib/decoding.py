@@ -8,7 +8,9 @@ Conventions shared by :func:`greedy_decode` and :func:`beam_search`:
 * ``max_len`` bounds the number of generated tokens, ``<eos>`` included; a
   sequence that reaches it without ``<eos>`` is cut there;
 * the output is as wide as its longest sequence, so (B, <= max_len);
-* ``src_mask=None`` means ``padding_mask(src, pad_id)``;
+* ``src`` holds token ids (B, S), or float features (B, S, F) for a model with an
+  ``n_features`` attribute whose ``encode`` reads features (``SpeechTransformer``);
+* ``src_mask=None`` means ``padding_mask(src, pad_id)`` for ids, every frame for features;
 * the model runs in eval mode without gradients, and gets its mode back afterwards.
 
 The model never sees a future token: at each step the decoder re-reads the
@@ -28,7 +30,7 @@ from contextlib import contextmanager
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_tokens
+from ._checks import check_tensor, check_tokens
 from .masks import padding_mask
 
 
@@ -61,14 +63,15 @@ def _prepare(model: nn.Module, src: Tensor, max_len: int, src_mask: Tensor | Non
         raise TypeError(f"model must be an encoder-decoder with encode() and decode(), got {type(model).__name__}")
     _check_int("max_len", max_len, 1)
     config = getattr(model, "config", None)
-    if config is not None:
-        check_tokens("src", src, config.src_vocab_size)
-        if max_len > config.max_len:
-            raise ValueError(
-                f"max_len={max_len} is longer than the model's positional table (config.max_len={config.max_len})"
-            )
-    else:
-        check_tokens("src", src, 2**62)
+    if config is not None and max_len > config.max_len:
+        raise ValueError(f"max_len={max_len} is longer than the model's positional table (config.max_len={config.max_len})")
+    n_features = getattr(model, "n_features", None)
+    if n_features is not None:
+        # a model that reads continuous features (B, S, F), e.g. SpeechTransformer's spectrogram frames:
+        # no padding ids to read a mask from, so every frame is visible unless a mask is given
+        check_tensor("src", src, f"(B, S, F={n_features}) features", rank=3, last_dim=n_features)
+        return torch.ones(src.shape[0], 1, 1, 1, dtype=torch.bool, device=src.device) if src_mask is None else src_mask
+    check_tokens("src", src, config.src_vocab_size if config is not None else 2**62)
     return padding_mask(src, pad_id) if src_mask is None else src_mask
 
 

@@ -1,0 +1,254 @@
+"""The Transformer's descendants: encoder-only (BERT), vision (ViT) and speech (Whisper) models.
+
+Each variant reuses the paper's blocks unchanged and differs only in what goes
+in, which stack runs, and what comes out:
+
+* :class:`EncoderOnlyLM` (BERT): the encoder alone, every position sees every
+  other, trained to restore corrupted tokens (:func:`mask_tokens`);
+* ``DecoderOnlyLM`` (GPT, in ``model.py``): causal self-attention alone;
+* :class:`VisionTransformer` (ViT): image patches as tokens (:class:`PatchEmbedding`),
+  a learned class token, the encoder, a classifier on the class token;
+* :class:`SpeechTransformer` (Whisper): a convolutional stem over spectrogram
+  frames (:func:`log_spectrogram`), the encoder, and a token decoder.
+
+Book: chapter 14.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_tensor, check_tokens
+from .config import TransformerConfig
+from .masks import causal_mask
+from .model import Decoder, Encoder, _check_config, _positional
+from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
+
+
+class EncoderOnlyLM(nn.Module):
+    """A bidirectional encoder with a token-prediction head, as BERT's masked language model.
+
+    Every position attends to every other (no causal mask), so the output at
+    position t depends on tokens before *and after* t. Trained on inputs
+    corrupted by :func:`mask_tokens`, it learns to restore the chosen tokens.
+    Uses ``config.src_vocab_size`` and ``config.n_encoder_layers``; the output
+    projection is tied to the embedding when ``config.share_embeddings``.
+
+    Shape: tokens (B, T) -> logits (B, T, V). ``mask``: None (all positions
+    visible) or a padding mask broadcastable to (B, H, T, T), e.g.
+    ``padding_mask(tokens, pad_id)``.
+
+    Paper: the encoder of Vaswani et al. §3.1; the objective is Devlin et al.
+    (2019), §3.1 "Masked LM". Book: chapter 14.
+    """
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.config = config = _check_config(config)
+        self.embed = TokenEmbedding(config.src_vocab_size, config.d_model, config.scale_embedding)
+        self.positional = _positional(config)
+        self.encoder = Encoder(config)
+        self.output_projection = nn.Linear(config.d_model, config.src_vocab_size, bias=False)
+        if config.share_embeddings:
+            self.output_projection.weight = self.embed.weight
+
+    def forward(self, tokens: Tensor, mask: Tensor | None = None) -> Tensor:
+        x = self.positional(self.embed(tokens))  # (B, T, D)
+        return self.output_projection(self.encoder(x, mask))  # (B, T, V)
+
+
+def mask_tokens(
+    tokens: Tensor,
+    mask_id: int,
+    vocab_size: int,
+    generator: torch.Generator,
+    p: float = 0.15,
+    special_ids: tuple[int, ...] = (),
+    ignore_index: int = -100,
+) -> tuple[Tensor, Tensor]:
+    """BERT's corruption of a batch for masked language modelling.
+
+    Each position whose token is not in ``special_ids`` is chosen with
+    probability ``p``. A chosen position is replaced by ``mask_id`` with
+    probability 0.8, by a uniformly random token of ``[0, vocab_size)`` with
+    probability 0.1, and left unchanged with probability 0.1; its label is the
+    original token. Unchosen positions get the label ``ignore_index``, so the
+    loss (``F.cross_entropy(..., ignore_index=ignore_index)``) counts only the
+    chosen ones. The model cannot tell which unchanged tokens were chosen, so
+    it must keep a good representation of every token.
+
+    Returns: ``(inputs, labels)``, both (B, T) long tensors.
+    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: chapter 14.
+    """
+    check_tokens("tokens", tokens, vocab_size)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"p must be in (0, 1], got {p!r}")
+    for name, value in (("mask_id", mask_id), ("ignore_index", ignore_index)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not 0 <= mask_id < vocab_size:
+        raise ValueError(f"mask_id must be a token id in [0, {vocab_size}), got {mask_id}")
+    eligible = torch.ones_like(tokens, dtype=torch.bool)
+    for special in special_ids:
+        eligible &= tokens != special
+    draws = torch.rand(tokens.shape, generator=generator)  # one uniform number per position
+    chosen = eligible & (draws < p)
+    # split the chosen ones 80 / 10 / 10 by where their draw falls inside [0, p)
+    to_mask = chosen & (draws < 0.8 * p)
+    to_random = chosen & (draws >= 0.8 * p) & (draws < 0.9 * p)
+    random_tokens = torch.randint(0, vocab_size, tokens.shape, generator=generator)
+    inputs = torch.where(to_mask, torch.full_like(tokens, mask_id), tokens)
+    inputs = torch.where(to_random, random_tokens, inputs)
+    labels = torch.where(chosen, tokens, torch.full_like(tokens, ignore_index))
+    return inputs, labels
+
+
+class PatchEmbedding(nn.Module):
+    """Cut an image into non-overlapping square patches and map each patch linearly to d_model.
+
+    Implemented as a ``Conv2d`` whose kernel and stride are the patch size,
+    which is the same as flattening every patch (channels, then rows, then
+    columns) and multiplying by one (C·p·p, D) matrix (tested).
+
+    Shape: images (B, C, H, W) -> (B, N, D) with N = (H/p)(W/p), patches in
+    row-major order.
+    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1. Book: chapter 14.
+    """
+
+    def __init__(self, image_size: int, patch_size: int, in_channels: int, d_model: int) -> None:
+        super().__init__()
+        sizes = {"image_size": image_size, "patch_size": patch_size, "in_channels": in_channels, "d_model": d_model}
+        for name, value in sizes.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if image_size % patch_size != 0:
+            raise ValueError(f"image_size must be a multiple of patch_size: got image_size={image_size}, patch_size={patch_size}")
+        self.image_size, self.patch_size, self.in_channels = image_size, patch_size, in_channels
+        self.n_patches = (image_size // patch_size) ** 2
+        self.projection = nn.Conv2d(in_channels, d_model, kernel_size=patch_size, stride=patch_size)
+
+    def forward(self, images: Tensor) -> Tensor:
+        size, channels = self.image_size, self.in_channels
+        check_tensor("images", images, f"(B, C={channels}, H={size}, W={size})", rank=4)
+        if tuple(images.shape[1:]) != (channels, size, size):
+            raise ValueError(f"images must have shape (B, {channels}, {size}, {size}), got {tuple(images.shape)}")
+        return self.projection(images).flatten(2).transpose(1, 2)  # (B, D, H/p, W/p) -> (B, N, D)
+
+
+class VisionTransformer(nn.Module):
+    """ViT: image patches as a sequence, a learned class token, the encoder, a classifier.
+
+    The encoder is the library's ``Encoder`` built from ``config`` (ViT uses
+    Pre-LN: pass ``norm_first=True``; the Pre-LN stack ends with a LayerNorm).
+    Positions are learned, one per patch plus one for the class token. The
+    class token's final state goes through a linear layer to the class logits.
+
+    Shape: images (B, C, H, W) -> logits (B, n_classes).
+    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: chapter 14.
+    """
+
+    def __init__(self, config: TransformerConfig, image_size: int, patch_size: int, in_channels: int, n_classes: int) -> None:
+        super().__init__()
+        self.config = config = _check_config(config)
+        if not isinstance(n_classes, int) or isinstance(n_classes, bool) or n_classes < 2:
+            raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+        self.patches = PatchEmbedding(image_size, patch_size, in_channels, config.d_model)
+        self.class_token = nn.Parameter(torch.zeros(1, 1, config.d_model))
+        self.positional = LearnedPositionalEncoding(config.d_model, self.patches.n_patches + 1, config.dropout)
+        self.encoder = Encoder(config)
+        self.head = nn.Linear(config.d_model, n_classes)
+
+    def forward(self, images: Tensor) -> Tensor:
+        x = self.patches(images)  # (B, N, D)
+        x = torch.cat([self.class_token.expand(x.shape[0], -1, -1).to(x.dtype), x], dim=1)  # (B, N + 1, D)
+        x = self.encoder(self.positional(x))
+        return self.head(x[:, 0])  # the class token's state -> (B, n_classes)
+
+
+def log_spectrogram(waveform: Tensor, n_fft: int = 64, hop_length: int = 32, eps: float = 1e-6) -> Tensor:
+    """Log power spectrogram of a batch of waveforms: the input a speech Transformer reads.
+
+    A Hann-windowed short-time Fourier transform; frame t covers samples
+    ``t*hop_length - n_fft/2 ... t*hop_length + n_fft/2`` (centred, reflect-padded).
+    Whisper uses 80 mel-scaled bins of a 25 ms window with a 10 ms hop; this
+    keeps the ``n_fft/2 + 1`` linear-frequency bins, which is enough for the
+    book's synthetic audio.
+
+    Shape: waveform (B, L) -> (B, frames, n_fft/2 + 1), frames = L // hop_length + 1.
+    Book: chapter 14.
+    """
+    check_tensor("waveform", waveform, "(B, L)", rank=2)
+    for name, value in (("n_fft", n_fft), ("hop_length", hop_length)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if waveform.shape[1] <= n_fft // 2:
+        raise ValueError(f"waveform must have more than n_fft/2 = {n_fft // 2} samples, got {waveform.shape[1]}")
+    window = torch.hann_window(n_fft, dtype=waveform.dtype, device=waveform.device)
+    spectrum = torch.stft(waveform, n_fft, hop_length, window=window, center=True, return_complex=True)  # (B, bins, frames)
+    return torch.log(spectrum.abs().square() + eps).transpose(1, 2)  # (B, frames, bins)
+
+
+class SpeechTransformer(nn.Module):
+    """A Whisper-style encoder-decoder: spectrogram frames in, text tokens out.
+
+    The encoder's input stem is two ``Conv1d`` layers of width 3 with GELU, the
+    second with stride 2 (halving the frame rate), then sinusoidal positions
+    and the encoder. The decoder is the paper's: token embedding, positions
+    (learned, as Whisper), masked self-attention and cross-attention, and an
+    output projection tied to the embedding. ``encode``/``decode`` follow
+    :class:`transformer_lib.Transformer`, so ``greedy_decode`` and
+    ``beam_search`` accept it with features as ``src``.
+
+    Uses ``config.tgt_vocab_size`` for the text and ``config.max_len`` for both
+    position tables (after the stem, S frames become ceil(S / 2)).
+
+    Shape: features (B, S, F) -> memory (B, ceil(S/2), D); tokens (B, T) ->
+    logits (B, T, V).
+    Paper: Radford et al. (2023), §2.3. Book: chapter 14.
+    """
+
+    def __init__(self, config: TransformerConfig, n_features: int) -> None:
+        super().__init__()
+        self.config = config = _check_config(config)
+        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features <= 0:
+            raise ValueError(f"n_features must be a positive int, got {n_features!r}")
+        self.n_features = n_features
+        self.stem = nn.Sequential(
+            nn.Conv1d(n_features, config.d_model, kernel_size=3, padding=1),
+            nn.GELU(),
+            nn.Conv1d(config.d_model, config.d_model, kernel_size=3, stride=2, padding=1),
+            nn.GELU(),
+        )
+        self.source_positions = SinusoidalPositionalEncoding(config.d_model, config.max_len, config.dropout)
+        self.encoder = Encoder(config)
+        self.tgt_embed = TokenEmbedding(config.tgt_vocab_size, config.d_model, config.scale_embedding)
+        self.target_positions = LearnedPositionalEncoding(config.d_model, config.max_len, config.dropout)
+        self.decoder = Decoder(config)
+        self.output_projection = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
+        self.output_projection.weight = self.tgt_embed.weight
+
+    def encode(self, features: Tensor, src_mask: Tensor | None = None) -> Tensor:
+        """Features (B, S, F) -> memory (B, ceil(S/2), D). ``src_mask``: None or all-True (B, 1, 1, 1)."""
+        check_tensor("features", features, f"(B, S, F={self.n_features})", rank=3, last_dim=self.n_features)
+        x = self.stem(features.transpose(1, 2)).transpose(1, 2)  # (B, F, S) -> (B, D, S/2) -> (B, S/2, D)
+        return self.encoder(self.source_positions(x), src_mask)
+
+    def decode(self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
+        """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); ``tgt_mask=None`` is causal."""
+        if tgt_mask is None:
+            tgt_mask = causal_mask(tgt.shape[1], device=tgt.device)
+        return self.decoder(self.target_positions(self.tgt_embed(tgt)), memory, tgt_mask, src_mask)
+
+    def forward(self, features: Tensor, tgt: Tensor, tgt_mask: Tensor | None = None) -> Tensor:
+        memory = self.encode(features)
+        return self.output_projection(self.decode(tgt, memory, None, tgt_mask))  # (B, T, V)
+
+    @staticmethod
+    def memory_length(frames: int) -> int:
+        """Frames after the stride-2 stem: ceil(frames / 2)."""
+        return math.ceil(frames / 2)

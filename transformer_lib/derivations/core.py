@@ -107,3 +107,22 @@ def standard_moments(mean: sp.Expr, variance: sp.Expr, name: str) -> Callable[[i
         return sp.Symbol(f"m_{n}({name})")
 
     return moment
+
+
+def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
+    """A rows x cols matrix of real symbols name_ij (1-based), for matrix-calculus derivations."""
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))
+
+
+def matrix_gradient(loss: sp.Expr, m: sp.Matrix) -> sp.Matrix:
+    """dloss/dm, a matrix of m's shape."""
+    return m.applyfunc(lambda entry: sp.diff(loss, entry))
+
+
+def pairing(upstream: sp.Matrix, value: sp.Matrix) -> sp.Expr:
+    """sum_ij upstream_ij value_ij: a loss whose gradient with respect to ``value`` is ``upstream``.
+
+    Any loss has this form to first order, so a backward rule proved for it
+    holds for every loss: the upstream gradient enters only through these symbols.
+    """
+    return sum(u * v for u, v in zip(upstream, value, strict=True))

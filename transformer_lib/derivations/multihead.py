@@ -20,13 +20,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, register
+from .core import Derivation, Step, matrix_gradient, pairing, register, symbol_matrix
 from .softmax import softmax_vector
-
-
-def _matrix(name: str, rows: int, cols: int) -> sp.Matrix:
-    """A rows x cols matrix of real symbols name_ij (1-based)."""
-    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))
 
 
 def _row_softmax(z: sp.Matrix) -> sp.Matrix:
@@ -34,18 +29,8 @@ def _row_softmax(z: sp.Matrix) -> sp.Matrix:
     return sp.Matrix.vstack(*[softmax_vector(z[i, :].T).T for i in range(z.rows)])
 
 
-def _gradient(loss: sp.Expr, m: sp.Matrix) -> sp.Matrix:
-    """dloss/dm, a matrix of m's shape."""
-    return m.applyfunc(lambda entry: sp.diff(loss, entry))
 
 
-def _pairing(upstream: sp.Matrix, value: sp.Matrix) -> sp.Expr:
-    """sum_ij upstream_ij value_ij: a loss whose gradient with respect to ``value`` is ``upstream``.
-
-    Any loss has this form to first order, so a backward rule proved for it
-    holds for every loss: the upstream gradient enters only through these symbols.
-    """
-    return sum(u * v for u, v in zip(upstream, value, strict=True))
 
 
 def softmax_rows_backward(weights: sp.Matrix, upstream: sp.Matrix) -> sp.Matrix:
@@ -63,7 +48,7 @@ def softmax_backward() -> Derivation:
     g = sp.Matrix(sp.symbols(f"g1:{n + 1}", real=True))
     s = softmax_vector(z)
     jacobian = s.jacobian(z)
-    z_mat, upstream = _matrix("z", 2, 3), _matrix("g", 2, 3)
+    z_mat, upstream = symbol_matrix("z", 2, 3), symbol_matrix("g", 2, 3)
     weights = _row_softmax(z_mat)
     steps = [
         Step("the softmax Jacobian is symmetric, J^T = J", jacobian.T, jacobian),
@@ -74,12 +59,12 @@ def softmax_backward() -> Derivation:
         ),
         Step(
             "2 x 3 scores, softmax per row: dZ = S * (dS - rowsum(dS * S)) for any loss",
-            _gradient(_pairing(upstream, weights), z_mat),
+            matrix_gradient(pairing(upstream, weights), z_mat),
             softmax_rows_backward(weights, upstream),
         ),
         Step(
             "a row of scores gets no gradient from the upstream gradient of another row",
-            sp.diff(_pairing(upstream[0, :], weights[0, :]), z_mat[1, 0]),
+            sp.diff(pairing(upstream[0, :], weights[0, :]), z_mat[1, 0]),
             0,
         ),
     ]
@@ -96,24 +81,27 @@ def attention_backward() -> Derivation:
     """Every factor of the backward pass of one head, then the whole chain composed."""
     t_q, t_k, d_k = 2, 3, 2
     scale = sp.sqrt(d_k)
-    q, k, v = _matrix("q", t_q, d_k), _matrix("k", t_k, d_k), _matrix("v", t_k, d_k)
-    s_free = _matrix("s", t_q, t_k)  # the weights as free symbols, for the O = S V step
-    d_out, d_z = _matrix("gO", t_q, d_k), _matrix("gZ", t_q, t_k)
+    q, k, v = symbol_matrix("q", t_q, d_k), symbol_matrix("k", t_k, d_k), symbol_matrix("v", t_k, d_k)
+    s_free = symbol_matrix("s", t_q, t_k)  # the weights as free symbols, for the O = S V step
+    d_out, d_z = symbol_matrix("gO", t_q, d_k), symbol_matrix("gZ", t_q, t_k)
     scores = q * k.T / scale
     steps = [
-        Step("O = S V: dS = dO V^T", _gradient(_pairing(d_out, s_free * v), s_free), d_out * v.T),
-        Step("O = S V: dV = S^T dO", _gradient(_pairing(d_out, s_free * v), v), s_free.T * d_out),
-        Step("Z = Q K^T / sqrt(d_k): dQ = dZ K / sqrt(d_k) (K, not K^T)", _gradient(_pairing(d_z, scores), q), d_z * k / scale),
-        Step("Z = Q K^T / sqrt(d_k): dK = dZ^T Q / sqrt(d_k)", _gradient(_pairing(d_z, scores), k), d_z.T * q / scale),
+        Step("O = S V: dS = dO V^T", matrix_gradient(pairing(d_out, s_free * v), s_free), d_out * v.T),
+        Step("O = S V: dV = S^T dO", matrix_gradient(pairing(d_out, s_free * v), v), s_free.T * d_out),
+        Step(
+            "Z = Q K^T / sqrt(d_k): dQ = dZ K / sqrt(d_k) (K, not K^T)", matrix_gradient(pairing(d_z, scores), q), d_z * k / scale
+        ),
+        Step("Z = Q K^T / sqrt(d_k): dK = dZ^T Q / sqrt(d_k)", matrix_gradient(pairing(d_z, scores), k), d_z.T * q / scale),
     ]
     # the chain composed: L = <dO, softmax(Q K^T / sqrt(d_k)) V>, differentiated directly in Q
     t_q, t_k = 1, 2
-    q, k, v = _matrix("q", t_q, d_k), _matrix("k", t_k, d_k), _matrix("v", t_k, d_k)
-    d_out = _matrix("gO", t_q, d_k)
+    q, k, v = symbol_matrix("q", t_q, d_k), symbol_matrix("k", t_k, d_k), symbol_matrix("v", t_k, d_k)
+    d_out = symbol_matrix("gO", t_q, d_k)
     weights = _row_softmax(q * k.T / scale)
-    loss = _pairing(d_out, weights * v)
+    loss = pairing(d_out, weights * v)
     chained = softmax_rows_backward(weights, d_out * v.T) * k / scale
-    steps.append(Step("composed (1 query, 2 keys): dQ = [S * (dO V^T - rowsum)] K / sqrt(d_k)", _gradient(loss, q), chained))
+    claim = "composed (1 query, 2 keys): dQ = [S * (dO V^T - rowsum)] K / sqrt(d_k)"
+    steps.append(Step(claim, matrix_gradient(loss, q), chained))
     return Derivation(
         name="attention_backward",
         statement="dS = dO V^T, dV = S^T dO, dQ = dZ K / sqrt(d_k), dK = dZ^T Q / sqrt(d_k)",
@@ -127,16 +115,18 @@ def multihead_weight_gradient() -> Derivation:
     """From the layer's output back to W_i^Q: through W^O, the head's block, and the projection."""
     t, d_model, h = 2, 4, 2
     d_k = d_model // h
-    x = _matrix("x", t, d_model)
-    w_q = _matrix("w", d_model, d_model)
-    d_q = _matrix("gQ", t, d_model)  # dL/dQ for all heads side by side
-    heads = [_matrix(f"h{i + 1}", t, d_k) for i in range(h)]
-    w_o = _matrix("o", d_model, d_model)
-    d_y = _matrix("gY", t, d_model)
+    x = symbol_matrix("x", t, d_model)
+    w_q = symbol_matrix("w", d_model, d_model)
+    d_q = symbol_matrix("gQ", t, d_model)  # dL/dQ for all heads side by side
+    heads = [symbol_matrix(f"h{i + 1}", t, d_k) for i in range(h)]
+    w_o = symbol_matrix("o", d_model, d_model)
+    d_y = symbol_matrix("gY", t, d_model)
     concat = sp.Matrix.hstack(*heads)
-    loss_y = _pairing(d_y, concat * w_o)
+    loss_y = pairing(d_y, concat * w_o)
     steps = [
-        Step("Q = X W^Q: dW^Q = X^T dQ (the input's transpose on the left)", _gradient(_pairing(d_q, x * w_q), w_q), x.T * d_q),
+        Step(
+            "Q = X W^Q: dW^Q = X^T dQ (the input's transpose on the left)", matrix_gradient(pairing(d_q, x * w_q), w_q), x.T * d_q
+        ),
     ]
     for i in range(h):
         block = slice(i * d_k, (i + 1) * d_k)
@@ -144,14 +134,14 @@ def multihead_weight_gradient() -> Derivation:
         steps.append(
             Step(
                 f"head {i + 1}: W_{i + 1}^Q is columns {i * d_k + 1}..{(i + 1) * d_k} of W^Q and dW_{i + 1}^Q = X^T dQ_{i + 1}",
-                _gradient(_pairing(d_q[:, block], x * w_q_i), w_q_i),
+                matrix_gradient(pairing(d_q[:, block], x * w_q_i), w_q_i),
                 x.T * d_q[:, block],
             )
         )
         steps.append(
             Step(
                 f"Y = Concat(heads) W^O: d head_{i + 1} = block {i + 1} of dY (W^O)^T = dY (W_{i + 1}^O)^T",
-                _gradient(loss_y, heads[i]),
+                matrix_gradient(loss_y, heads[i]),
                 (d_y * w_o.T)[:, block],
             )
         )

@@ -148,6 +148,8 @@ class VisionTransformer(nn.Module):
     Positions are learned, one per patch plus one for the class token. The
     class token's final state goes through a linear layer to the class logits.
 
+    The config's vocabulary and embedding fields are not used (patches replace tokens).
+
     Shape: images (B, C, H, W) -> logits (B, n_classes).
     Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: chapter 14.
     """
@@ -205,7 +207,10 @@ class SpeechTransformer(nn.Module):
     ``beam_search`` accept it with features as ``src``.
 
     Uses ``config.tgt_vocab_size`` for the text and ``config.max_len`` for both
-    position tables (after the stem, S frames become ceil(S / 2)).
+    position tables (after the stem, S frames become ceil(S / 2)). The output
+    projection is always tied to the token embedding, as in Whisper;
+    ``config.share_embeddings``, which ties a *source* embedding to the target,
+    has nothing to tie here (and ``config.src_vocab_size`` is not used).
 
     Shape: features (B, S, F) -> memory (B, ceil(S/2), D); tokens (B, T) ->
     logits (B, T, V).

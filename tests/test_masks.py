@@ -55,3 +55,16 @@ def test_converters_reject_wrong_input():
         tl.to_key_padding_mask(torch.ones(2, 3, dtype=torch.bool))
     with pytest.raises(TypeError, match="integer tensor"):
         tl.padding_mask(torch.zeros(2, 3), 0)
+
+
+def test_band_mask_keeps_offsets_up_to_the_radius():
+    mask = tl.band_mask(5, 1)
+    expected = torch.tensor([[abs(i - j) <= 1 for j in range(5)] for i in range(5)])
+    assert mask.dtype == torch.bool and torch.equal(mask, expected)
+    assert torch.equal(tl.band_mask(4, 0), torch.eye(4, dtype=torch.bool))
+    assert bool(tl.band_mask(4, 3).all())
+    assert torch.equal(tl.band_mask(6, 2) & tl.causal_mask(6), tl.band_mask(6, 2).tril())
+    with pytest.raises(ValueError, match="radius must be >= 0, got -1"):
+        tl.band_mask(4, -1)
+    with pytest.raises(TypeError, match="size must be an int"):
+        tl.band_mask(4.0, 1)

@@ -20,6 +20,7 @@ from .data import Batch, Vocab, batch_by_tokens, collate, make_task, padding_fra
 from .decoding import beam_search, greedy_decode, length_penalty, sample, sequence_log_prob
 from .layers import DecoderLayer, EncoderLayer, PositionwiseFeedForward
 from .masks import (
+    band_mask,
     causal_mask,
     decoder_mask,
     from_key_padding_mask,
@@ -90,6 +91,7 @@ __all__ = [
     "TransformerConfig",
     "VisionTransformer",
     "Vocab",
+    "band_mask",
     "batch_by_tokens",
     "beam_search",
     "capture_attention",

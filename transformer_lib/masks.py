@@ -35,6 +35,25 @@ def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     return torch.ones(size, size, dtype=torch.bool, **kwargs).tril()
 
 
+def band_mask(size: int, radius: int, device: torch.device | str | None = None) -> Tensor:
+    """The (size, size) band mask: query i may attend to keys j with |i - j| <= radius.
+
+    The paper's "restricted self-attention" (Table 1, neighbourhood of size r
+    around each position). Applied to a dense score matrix it limits what each
+    query sees but saves no arithmetic (chapter 13 measures this).
+
+    Shape: (T, T), broadcastable to (B, H, T, T).
+    Paper: Table 1 and §4. Book: chapters 6 and 13.
+    """
+    for name, value, low in (("size", size, 1), ("radius", radius, 0)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        if value < low:
+            raise ValueError(f"{name} must be >= {low}, got {value}")
+    index = torch.arange(size, device=device)
+    return (index[:, None] - index[None, :]).abs() <= radius
+
+
 def padding_mask(tokens: Tensor, pad_id: int) -> Tensor:
     """Mask of the keys that are real tokens (not padding).
 

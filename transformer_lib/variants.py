@@ -23,7 +23,6 @@ from torch import Tensor, nn
 
 from ._checks import check_tensor, check_tokens
 from .config import TransformerConfig
-from .masks import causal_mask
 from .model import Decoder, Encoder, _check_config, _positional
 from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
 
@@ -245,8 +244,6 @@ class SpeechTransformer(nn.Module):
 
     def decode(self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
         """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); ``tgt_mask=None`` is causal."""
-        if tgt_mask is None:
-            tgt_mask = causal_mask(tgt.shape[1], device=tgt.device)
         return self.decoder(self.target_positions(self.tgt_embed(tgt)), memory, tgt_mask, src_mask)
 
     def forward(self, features: Tensor, tgt: Tensor, tgt_mask: Tensor | None = None) -> Tensor:

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from . import feedforward
 from .core import Derivation, Step, matrix_gradient, pairing, register, symbol_matrix
-from .feedforward import attention_parameters, ffn_parameters, layer_norm_parameters
 from .multihead import attention_flops
 
 Size = int | sp.Expr
@@ -61,15 +61,13 @@ def _positive_number(name: str, value: object) -> sp.Expr:
 
 
 def encoder_layer_parameters(d_model: Size, d_ff: Size) -> sp.Expr:
-    """Self-attention 4(D^2 + D), feed-forward 2 D F + F + D, two LayerNorms 2 D each."""
-    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
-    return attention_parameters(d) + ffn_parameters(d, f) + 2 * layer_norm_parameters(d)
+    """Self-attention 4(D^2 + D), feed-forward 2 D F + F + D, two LayerNorms 2 D each (chapter 7's count, checked sizes)."""
+    return feedforward.encoder_layer_parameters(_size("d_model", d_model), _size("d_ff", d_ff))
 
 
 def decoder_layer_parameters(d_model: Size, d_ff: Size) -> sp.Expr:
-    """Self- and cross-attention 4(D^2 + D) each, feed-forward, three LayerNorms."""
-    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
-    return 2 * attention_parameters(d) + ffn_parameters(d, f) + 3 * layer_norm_parameters(d)
+    """Self- and cross-attention 4(D^2 + D) each, feed-forward, three LayerNorms (chapter 7's count, checked sizes)."""
+    return feedforward.decoder_layer_parameters(_size("d_model", d_model), _size("d_ff", d_ff))
 
 
 def transformer_parameters(

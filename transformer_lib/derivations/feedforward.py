@@ -28,6 +28,16 @@ def layer_norm_parameters(d_model: sp.Expr) -> sp.Expr:
     return 2 * d_model
 
 
+def encoder_layer_parameters(d_model: sp.Expr, d_ff: sp.Expr) -> sp.Expr:
+    """Self-attention, the FFN and two LayerNorms."""
+    return attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 2 * layer_norm_parameters(d_model)
+
+
+def decoder_layer_parameters(d_model: sp.Expr, d_ff: sp.Expr) -> sp.Expr:
+    """Self- and cross-attention, the FFN and three LayerNorms."""
+    return 2 * attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 3 * layer_norm_parameters(d_model)
+
+
 def _relu(z: sp.Expr) -> sp.Expr:
     return sp.Max(0, z)
 
@@ -56,8 +66,8 @@ def ffn_parameter_count() -> Derivation:
     d, f = sp.symbols("D F", positive=True, integer=True)
     ffn = ffn_parameters(d, f)
     ffn_4d = ffn.subs(f, 4 * d)
-    encoder_layer = attention_parameters(d) + ffn_4d + 2 * layer_norm_parameters(d)
-    decoder_layer = 2 * attention_parameters(d) + ffn_4d + 3 * layer_norm_parameters(d)
+    encoder_layer = encoder_layer_parameters(d, 4 * d)
+    decoder_layer = decoder_layer_parameters(d, 4 * d)
     steps = [
         Step("|W_1| + |b_1| + |W_2| + |b_2| = D F + F + F D + D = 2 D F + D + F", ffn, 2 * d * f + d + f),
         Step("with F = 4 D: 8 D^2 + 5 D", ffn_4d, 8 * d**2 + 5 * d),

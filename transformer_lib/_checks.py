@@ -18,6 +18,104 @@ MASK_CONVENTION = (
 )
 
 
+def _got(value: object) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_int(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
+    """Check that ``value`` is an ``int`` (not a ``bool``, not a float) in ``[low, high]``.
+
+    ``TypeError`` when the type is wrong (``16.0``, ``True``, ``"4"``), ``ValueError``
+    when an integer is out of range. Returns the value so a call can be an assignment.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {_got(value)}")
+    if low is not None and value < low:
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an int {bound}, got {value}")
+    if high is not None and value > high:
+        bound = f"in [{low}, {high}]" if low is not None else f"<= {high}"
+        raise ValueError(f"{name} must be an int {bound}, got {value}")
+    return value
+
+
+def check_positive_int(name: str, value: object) -> int:
+    """Check that ``value`` is an ``int`` >= 1 (a size, a count, a number of heads)."""
+    return check_int(name, value, low=1)
+
+
+def check_nonnegative_int(name: str, value: object) -> int:
+    """Check that ``value`` is an ``int`` >= 0 (a step, an id, a number of warm-up repeats)."""
+    return check_int(name, value, low=0)
+
+
+def check_float(
+    name: str,
+    value: object,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Check that ``value`` is a real number (``int`` or ``float``, not ``bool``) in a range.
+
+    ``low_open``/``high_open`` exclude the bound itself. NaN is rejected whenever a bound is given.
+    Returns ``float(value)``.
+    """
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number (int or float), got {_got(value)}")
+    x = float(value)
+    too_low = low is not None and not (x > low if low_open else x >= low)
+    too_high = high is not None and not (x < high if high_open else x <= high)
+    if too_low or too_high:
+        left = "" if low is None else ("(" if low_open else "[") + f"{low}, "
+        right = "" if high is None else f"{high}" + (")" if high_open else "]")
+        if low is None:
+            bound = f"{'<' if high_open else '<='} {high}"
+        elif high is None:
+            bound = f"{'>' if low_open else '>='} {low}"
+        else:
+            bound = f"in {left}{right}"
+        raise ValueError(f"{name} must be a number {bound}, got {value!r}")
+    return x
+
+
+def check_positive(name: str, value: object) -> float:
+    """Check that ``value`` is a number > 0 (a temperature, a learning-rate factor)."""
+    return check_float(name, value, low=0.0, low_open=True)
+
+
+def check_nonnegative(name: str, value: object) -> float:
+    """Check that ``value`` is a number >= 0 (a length penalty, a weight)."""
+    return check_float(name, value, low=0.0)
+
+
+def check_probability(name: str, value: object) -> float:
+    """Check that ``value`` is a probability in [0, 1]."""
+    return check_float(name, value, low=0.0, high=1.0)
+
+
+def check_fraction(name: str, value: object) -> float:
+    """Check that ``value`` is in [0, 1): a dropout rate or a label-smoothing epsilon (1 would drop everything)."""
+    return check_float(name, value, low=0.0, high=1.0, high_open=True)
+
+
+def check_bool(name: str, value: object) -> bool:
+    """Check that ``value`` is a ``bool`` (``0``/``1`` and strings are refused: they hide mistakes)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool (True or False), got {_got(value)}")
+    return value
+
+
+def check_choice(name: str, value: object, choices: Sequence[object]) -> object:
+    """Check that ``value`` is one of ``choices`` (compared with ``==``)."""
+    if value not in tuple(choices):
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
 def check_tensor(name: str, x: object, shape: str, rank: int | None = None, last_dim: int | None = None) -> Tensor:
     """Check that ``x`` is a floating tensor of the given rank and last width.
 

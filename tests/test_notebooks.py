@@ -8,10 +8,14 @@ table of contents and the files on disk agree.
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from install_cell import RELEASE, install_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
@@ -71,9 +75,22 @@ def test_every_figure_prints_its_numbers(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_first_cell_installs_the_library_where_it_is_missing(path):
+    """Colab and downloaded notebooks: the first code cell is the hidden install cell, exactly."""
+    first = _code_cells(path)[0]
+    assert first == install_cell(), f"{path.name}: run `python tools/install_cell.py {path.relative_to(ROOT)}`"
+    assert first["outputs"] == [] and "remove-cell" in first["metadata"]["tags"]
+
+
+def test_install_cell_names_the_repository_not_the_unrelated_pypi_package():
+    text = "".join(install_cell()["source"])
+    assert "transformer_lib @ git+https://github.com/" in text and f"@{RELEASE}" in text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_set_up_is_deterministic_and_few_outputs_are_ignored(path):
     cells = _code_cells(path)
-    assert "tl.deterministic(" in "".join(cells[0]["source"]), f"{path.name}: first code cell must call tl.deterministic"
+    assert "tl.deterministic(" in "".join(cells[1]["source"]), f"{path.name}: the set-up cell must call tl.deterministic"
     ignored = sum(bool(re.search(r"NBVAL_(IGNORE_OUTPUT|SKIP)", "".join(c["source"]))) for c in cells)
     assert ignored * 4 <= len(cells), f"{path.name}: {ignored} of {len(cells)} cells are excluded from nbval"
 

@@ -53,7 +53,7 @@ from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_
 from .utils import cpu_seconds, deterministic, format_table, portable_numerics, rounded, set_seed
 from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY_SUBMODULES = ("derivations", "plotting", "worked_examples")
 

@@ -1,8 +1,12 @@
 # The Transformer, Executed: set-up, book, tests.
-#   make book     set up .venv, execute every chapter, build the HTML book into _build/html
-#   make test     set up .venv, run unit tests, strict nbval on every chapter, build with warnings as errors
+#   make book     set up .venv, execute the chapters whose code changed into a cache under _build (never into
+#                 the sources: `git status` stays clean), build the HTML book into _build/html
+#   make test     set up .venv, run unit tests, strict nbval on every chapter, build the committed outputs
+#                 (no execution) with warnings as errors
 #   make execute  re-execute every chapter in place (after a library change), then commit the outputs;
 #                 one chapter: make execute NOTEBOOKS=book/ch03_scaling.ipynb
+#   make nbval-emulated  strict nbval under two emulations of another CPU (not part of make test: see CONTRIBUTING)
+#   make pdf      the whole book as one PDF, _build/latex/book.pdf (needs TeX Live: see README)
 #   make lab      open the chapters in JupyterLab from the same environment
 #   make bench    print speed ratios against torch.nn (not part of the tests)
 
@@ -20,17 +24,47 @@ export ATEN_CPU_CAPABILITY := avx2
 export ONEDNN_MAX_CPU_ISA := AVX2
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: setup book test unit nbval build execute lab bench lint clean
+# torch: requirements.txt pins the version; on Linux the wheel of that version on PyPI pulls about 3 GB of CUDA
+# libraries, so the CPU build (torch==X+cpu, on PyTorch's CPU index) goes in first, without dependencies.
+# Tried first on the configured indexes (a pip that finds it locally needs no network), then on PyTorch's index.
+TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+# make book's execution cache: one per state of the library and the pins, so that a library change re-executes
+# every chapter while an edit of one chapter re-executes only that chapter (the cache keys notebooks by their code).
+BOOK_KEY = $(shell $(BIN)/python -c "import hashlib, pathlib; h = hashlib.sha256(); \
+	[h.update(p.read_bytes()) for p in sorted(pathlib.Path('transformer_lib').rglob('*.py')) + [pathlib.Path('requirements.txt')]]; \
+	print(h.hexdigest()[:12])")
+BOOK_CACHE = _build/.jupyter_cache/$(BOOK_KEY)
+BOOK_CONFIG := _build/_config_book.yml
+NBVAL := $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
+	--timeout=1200 --nbval-sanitize-with book/sanitize.cfg -o testpaths=book
+
+.PHONY: setup book test unit nbval nbval-emulated build execute execute-cache lab bench lint pdf clean
 
 setup: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	if [ "$$(uname -s)" = Linux ] && ! $(BIN)/python -c "import torch" 2>/dev/null; then \
+		$(BIN)/python -m pip install --quiet --no-deps "torch==$(TORCH_VERSION)+cpu" 2>/dev/null || \
+		$(BIN)/python -m pip install --quiet --no-deps "torch==$(TORCH_VERSION)+cpu" --index-url $(TORCH_CPU_INDEX); fi
 	$(BIN)/python -m pip install --quiet --requirement requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $(STAMP)
 
-book: setup execute build
+# Sources are only read: outputs come from the cache (execute-cache), and Sphinx rebuilds only the pages that
+# changed. _config.yml renders the committed outputs (execute_notebooks: off, what make test checks); make book
+# builds with a copy of it that renders the cache instead.
+book: setup execute-cache
+	$(BIN)/python -c "import sys, yaml; c = yaml.safe_load(open('_config.yml')); \
+		c['execute'] = {**c.get('execute', {}), 'execute_notebooks': 'cache', 'cache': sys.argv[1], 'timeout': 600}; \
+		yaml.safe_dump(c, open(sys.argv[2], 'w'), sort_keys=False, allow_unicode=True)" \
+		"$(abspath $(BOOK_CACHE))" $(BOOK_CONFIG)
+	$(BIN)/jupyter-book build . --config $(BOOK_CONFIG) --keep-going
+
+execute-cache: setup
+	mkdir -p _build
+	$(BIN)/python tools/execute_cache.py --cache $(BOOK_CACHE) --jobs $(JOBS) $(NOTEBOOKS)
 
 test: setup lint unit nbval build
 
@@ -41,8 +75,16 @@ unit: setup
 	$(BIN)/python -m pytest -n $(JOBS) --timeout=900 tests
 
 nbval: setup
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval --nbval-current-env --timeout=1200 \
-		--nbval-sanitize-with book/sanitize.cfg -o testpaths=book book
+	$(NBVAL) book
+
+# Another CPU, emulated on this one: ATen's kernels at the default (non-vectorised) ISA level stand in for another
+# SIMD width; oneMKL's conservative code path stands in for another x86 vendor. Both runs always execute; the
+# target fails if either fails.
+nbval-emulated: setup
+	status=0; \
+	ATEN_CPU_CAPABILITY=default $(NBVAL) book || status=1; \
+	MKL_CBWR=COMPATIBLE $(NBVAL) book || status=1; \
+	exit $$status
 
 build: setup
 	rm -rf _build/html _build/.doctrees

@@ -318,3 +318,141 @@ def test_train_bad_input(tmp_path):
         tl.train(model, optimizer, [], 1, resume=True)
     with pytest.raises(ValueError, match=r"steps must be an int >= 0"):
         tl.train(model, optimizer, [], -1)
+
+
+# --- batch_loss: one loop for every model ---------------------------------------------
+
+
+def _batches_of(task, max_tokens=120, seed=1):
+    return task.batches(max_tokens, seed=seed)
+
+
+def test_train_an_rnn_seq2seq_with_the_default_loss():
+    # failed before batch_loss: train read config.tgt_vocab_size of a model without a config
+    torch.manual_seed(0)
+    V = len(TASK.vocab)
+    model = tl.RNNSeq2Seq(V, V, embed_dim=16, hidden_size=32)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    history = tl.train(model, optimizer, _batches_of(TASK), 30, progress=False)
+    assert len(history.losses) == 30 and history.losses[-1] < history.losses[0]
+    assert history.tokens[0] > 0
+
+
+def _speech_batch(generator, B=8, frames=12, features=5, vocab=9):
+    tgt = torch.randint(3, vocab, (B, 4), generator=generator)
+    tgt_in = torch.cat([torch.full((B, 1), 1), tgt[:, :-1]], dim=1)
+    src = torch.randn(B, frames, features, generator=generator) + tgt[:, :1, None].float()  # the first token is audible
+    return tl.data.Batch(src, tgt_in, tgt, None, tl.causal_mask(4), pad_id=0, vocab_size=vocab)
+
+
+def test_train_a_speech_transformer_with_the_default_loss():
+    # failed before batch_loss: train called SpeechTransformer.forward(features, tgt, src_mask, tgt_mask)
+    torch.manual_seed(0)
+    config = tl.TransformerConfig.tiny(src_vocab_size=9, tgt_vocab_size=9, d_model=16, d_ff=32, max_len=16, dropout=0.0)
+    model = tl.SpeechTransformer(config, n_features=5)
+    generator = torch.Generator().manual_seed(0)
+    history = tl.train(model, torch.optim.Adam(model.parameters(), lr=3e-3), lambda step: _speech_batch(generator),
+                       40, progress=False)
+    assert history.losses[-1] < history.losses[0] and history.tokens == [32] * 40
+
+
+def test_batch_loss_takes_any_batch_and_is_what_train_minimises():
+    torch.manual_seed(0)
+    V = len(TASK.vocab)
+    config = tl.TransformerConfig.tiny(src_vocab_size=V, tgt_vocab_size=V, d_model=16, d_ff=32, max_len=8, dropout=0.0)
+    seen = []
+
+    def batch_loss(model, batch):  # a dict, not a Batch
+        logits = model(batch["src"], batch["tgt_in"], src_mask=batch["src_mask"])
+        seen.append(type(batch))
+        return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=0, reduction="sum"), 7
+
+    def as_dict(b):
+        return {"src": b.src, "tgt_in": b.tgt_in, "tgt_out": b.tgt_out, "src_mask": b.src_mask}
+
+    model = tl.Transformer(config)
+    batch = next(TASK.batches(100, seed=2))
+    before = F.cross_entropy(model(batch.src, batch.tgt_in, src_mask=batch.src_mask).flatten(0, 1),
+                             batch.tgt_out.flatten(), ignore_index=0, reduction="sum").item()
+    history = tl.train(model, torch.optim.SGD(model.parameters(), lr=0.0), [as_dict(batch)], 1,
+                       batch_loss=batch_loss, progress=False)
+    assert seen == [dict] and history.tokens == [7]
+    assert history.losses[0] == pytest.approx(before / 7)  # train divides by the returned count
+
+
+def test_default_batch_loss_is_chosen_from_the_model_type():
+    config = tl.TransformerConfig.tiny(src_vocab_size=12, tgt_vocab_size=12, d_model=16, d_ff=32, max_len=8, dropout=0.0)
+    g = torch.Generator().manual_seed(0)
+    # decoder-only: (inputs, targets) pairs; pad_id targets ignored
+    lm = tl.DecoderOnlyLM(config)
+    tokens = torch.randint(1, 12, (4, 6), generator=g)
+    loss, count = tl.training.default_batch_loss(lm)(lm, (tokens[:, :-1], tokens[:, 1:]))
+    assert count == 20
+    expected = tl.LabelSmoothingLoss(12, 0.1, reduction="sum")(lm(tokens[:, :-1]), tokens[:, 1:])
+    torch.testing.assert_close(loss, expected)
+    # encoder-only: (inputs, labels) from mask_tokens; count = chosen positions
+    bert = tl.EncoderOnlyLM(config)
+    inputs, labels = tl.mask_tokens(tokens, 2, 12, g, p=0.5)
+    loss, count = tl.training.default_batch_loss(bert)(bert, (inputs, labels))
+    assert count == int((labels != -100).sum()) > 0
+    torch.testing.assert_close(loss, F.cross_entropy(bert(inputs).transpose(1, 2), labels, reduction="sum"))
+    # ... or clean tokens that the loss corrupts itself
+    corrupting = tl.training.masked_lm_loss(mask_id=2, p=0.5, generator=torch.Generator().manual_seed(3))
+    _, count = corrupting(bert, tokens)
+    assert count > 0
+    # ViT: (images, labels), count = B
+    vit = tl.VisionTransformer(config.replace(norm_first=True), image_size=4, patch_size=2, in_channels=1, n_classes=3)
+    images, classes = torch.randn(5, 1, 4, 4, generator=g), torch.tensor([0, 1, 2, 1, 0])
+    loss, count = tl.training.default_batch_loss(vit)(vit, (images, classes))
+    assert count == 5
+    torch.testing.assert_close(loss, F.cross_entropy(vit(images), classes, reduction="sum"))
+    with pytest.raises(TypeError, match=r"no default batch loss for a Linear: pass batch_loss"):
+        tl.training.default_batch_loss(torch.nn.Linear(2, 2))
+
+
+def test_train_decoder_only_and_masked_lm_models():
+    config = tl.TransformerConfig.tiny(src_vocab_size=12, tgt_vocab_size=12, d_model=16, d_ff=32, max_len=8, dropout=0.0)
+    g = torch.Generator().manual_seed(0)
+
+    def copies(step):  # every sequence repeats its first token
+        first = torch.randint(3, 12, (16, 1), generator=g)
+        return first.expand(16, 6).clone()
+
+    torch.manual_seed(0)
+    lm = tl.DecoderOnlyLM(config)
+    history = tl.train(lm, torch.optim.Adam(lm.parameters(), lr=1e-2), lambda s: (copies(s)[:, :-1], copies(s)[:, 1:]),
+                       30, progress=False)
+    assert history.losses[-1] < history.losses[0]
+    torch.manual_seed(0)
+    bert = tl.EncoderOnlyLM(config)
+    history = tl.train(bert, torch.optim.Adam(bert.parameters(), lr=1e-2), copies, 30, generator=g,
+                       batch_loss=tl.training.masked_lm_loss(mask_id=2, p=0.3, generator=g), progress=False)
+    assert history.losses[-1] < history.losses[0]
+
+
+def test_seq2seq_loss_smoothing_is_configurable():
+    model, _, _ = _setup(dropout=0.0)
+    batch = next(TASK.batches(100, seed=4))
+    logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
+    for eps in (0.0, 0.1, 0.3):
+        loss, count = tl.training.seq2seq_loss(smoothing=eps)(model, batch)
+        assert count == batch.n_tgt_tokens
+        expected = F.cross_entropy(logits.transpose(1, 2), batch.tgt_out, ignore_index=0, label_smoothing=eps, reduction="sum")
+        torch.testing.assert_close(loss, expected)
+    with pytest.raises(ValueError, match=r"smoothing must be in \[0, 1\), got 1.5"):
+        tl.training.seq2seq_loss(smoothing=1.5)
+
+
+def test_batch_loss_bad_input():
+    model, optimizer, _ = _setup()
+    batches = TASK.batches(100)
+    with pytest.raises(ValueError, match=r"give batch_loss or loss_fn, not both"):
+        tl.train(model, optimizer, batches, 1, batch_loss=tl.training.seq2seq_loss(), loss_fn=torch.nn.CrossEntropyLoss())
+    with pytest.raises(TypeError, match=r"count an int, got float"):
+        tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 2.0),
+                 progress=False)
+    with pytest.raises(ValueError, match=r"the batch of step 0 is empty: batch_loss counted 0 items"):
+        tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 0),
+                 progress=False)
+    with pytest.raises(TypeError, match=r"batch must be a pair of tensors \(inputs, targets\), got str"):
+        tl.training.lm_loss()(model, "tokens")

@@ -28,19 +28,17 @@ from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 
+from .model import unwrap
+
 CHECKPOINT_NAME = "checkpoint.pt"
 CHECKPOINT_FORMAT = "transformer_lib.checkpoint"
 CHECKPOINT_VERSION = 1
 _REQUIRED = ("format", "version", "step", "config", "model")
 
 
-def _unwrap(model: nn.Module) -> nn.Module:
-    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
-
-
 def config_dict(model: nn.Module) -> dict[str, Any] | None:
     """The model's config as a plain dict (None if the model has no dataclass config). Book: chapter 10."""
-    config = getattr(_unwrap(model), "config", None)
+    config = getattr(unwrap(model), "config", None)
     return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else None
 
 
@@ -64,7 +62,7 @@ def save_checkpoint(
         "version": CHECKPOINT_VERSION,
         "step": int(step),
         "config": config_dict(model),
-        "model": _unwrap(model).state_dict(),
+        "model": unwrap(model).state_dict(),
         "optimizer": None if optimizer is None else optimizer.state_dict(),
         "scheduler": None if scheduler is None else scheduler.state_dict(),
         **state,
@@ -128,7 +126,7 @@ def load_checkpoint(
     if model is not None:
         _check_same_config(path, content["config"], config_dict(model))
         try:
-            _unwrap(model).load_state_dict(content["model"])
+            unwrap(model).load_state_dict(content["model"])
         except RuntimeError as error:
             raise ValueError(f"checkpoint {path} does not fit the model: {error}") from error
     if optimizer is not None:

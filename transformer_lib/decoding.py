@@ -32,6 +32,7 @@ from torch import Tensor, nn
 
 from ._checks import check_tensor, check_tokens
 from .masks import padding_mask
+from .model import unwrap
 
 
 @contextmanager
@@ -44,10 +45,6 @@ def _evaluating(model: nn.Module) -> Iterator[nn.Module]:
             yield model
     finally:
         model.train(was_training)
-
-
-def _unwrap(model: nn.Module) -> nn.Module:
-    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
 
 
 def _check_int(name: str, value: object, low: int = 0) -> int:
@@ -102,7 +99,7 @@ def greedy_decode(
     Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
     Paper: §3.1 (the decoder is auto-regressive). Book: chapter 10.
     """
-    model = _unwrap(model)
+    model = unwrap(model)
     src_mask = _prepare(model, src, max_len, src_mask, pad_id)
     B = src.shape[0]
     with _evaluating(model):
@@ -148,7 +145,7 @@ def sequence_log_prob(
     Shape: src (B, S), output (B, L) -> (B,) float tensor.
     Book: chapter 10 (beam search against greedy decoding).
     """
-    model = _unwrap(model)
+    model = unwrap(model)
     src_mask = _prepare(model, src, max(output.shape[1], 1), src_mask, pad_id)
     B = output.shape[0]
     tgt_in = torch.cat([torch.full((B, 1), bos_id, dtype=torch.long, device=src.device), output[:, :-1]], dim=1)
@@ -191,7 +188,7 @@ def beam_search(
     Shape: src (B, S) -> (B, L) LongTensor, L <= max_len, the format of :func:`greedy_decode`.
     Paper: §6.1; Wu et al. (2016) §7. Book: chapter 10.
     """
-    model = _unwrap(model)
+    model = unwrap(model)
     src_mask = _prepare(model, src, max_len, src_mask, pad_id)
     K = _check_int("beam_size", beam_size, 1)
     if not isinstance(length_penalty, (int, float)) or length_penalty < 0:
@@ -268,7 +265,7 @@ def sample(
     Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
     Book: chapter 14 (decoder-only models), chapter 10 (decoding).
     """
-    lm = _unwrap(lm)
+    lm = unwrap(lm)
     if not isinstance(lm, nn.Module):
         raise TypeError(f"lm must be an nn.Module (a DecoderOnlyLM), got {type(lm).__name__}")
     _check_int("max_new_tokens", max_new_tokens, 1)

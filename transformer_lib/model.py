@@ -18,6 +18,11 @@ from .masks import causal_mask
 from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
 
 
+def unwrap(model: nn.Module) -> nn.Module:
+    """The model inside a ``DistributedDataParallel`` wrapper (the model itself otherwise)."""
+    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+
+
 def _check_config(config: object) -> TransformerConfig:
     if not isinstance(config, TransformerConfig):
         raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")

@@ -28,6 +28,7 @@ from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
 from .decoding import greedy_decode
+from .model import unwrap
 
 # --- learning-rate schedule ------------------------------------------------------
 
@@ -240,16 +241,198 @@ def evaluate(
     with torch.no_grad():
         for start in range(0, len(examples), batch_size):
             batch = collate(examples[start : start + batch_size], pad_id, bos_id, eos_id)
-            logits = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)
+            logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
             token_losses = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=pad_id, reduction="sum")
             loss_sum += float(token_losses)
             tokens += batch.n_tgt_tokens
             T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
-            output = greedy_decode(model, batch.src, T, bos_id, eos_id, batch.src_mask, pad_id)
+            output = greedy_decode(model, batch.src, T, bos_id, eos_id, src_mask=batch.src_mask, pad_id=pad_id)
             output = F.pad(output, (0, T - output.shape[1]), value=pad_id)
             correct += int((output == batch.tgt_out).all(dim=1).sum())
     model.train(was_training)
     return {"loss": loss_sum / tokens, "accuracy": correct / len(examples)}
+
+
+# --- batch losses: the step that turns a batch into (loss_sum, count) ----------------
+
+#: ``batch_loss(model, batch) -> (loss_sum, count)``: the summed loss of one batch and the
+#: number of items (target tokens, labels, images) it is summed over; :func:`train` divides.
+BatchLoss = Callable[[nn.Module, Any], tuple[Tensor, int]]
+
+
+def _sum_loss(loss_fn: Callable[[Tensor, Tensor], Tensor] | None, smoothing: float, ignore_index: int, V: int):
+    if loss_fn is not None:
+        return loss_fn
+    return LabelSmoothingLoss(V, smoothing, ignore_index=ignore_index, reduction="sum")
+
+
+def _check_smoothing(smoothing: object) -> float:
+    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)):
+        raise TypeError(f"smoothing must be a float in [0, 1), got {type(smoothing).__name__}")
+    if not 0.0 <= smoothing < 1.0:
+        raise ValueError(f"smoothing must be in [0, 1), got {smoothing!r}")
+    return float(smoothing)
+
+
+def seq2seq_loss(smoothing: float = 0.1, *, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None) -> BatchLoss:
+    """The batch loss of an encoder-decoder: teacher forcing on a :class:`~transformer_lib.data.Batch`.
+
+    Calls ``model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)``
+    and sums the label-smoothed cross-entropy of the logits against ``batch.tgt_out``
+    (padding ignored); the count is ``batch.n_tgt_tokens``. Works for
+    :class:`~transformer_lib.Transformer`, :class:`~transformer_lib.SpeechTransformer`
+    (``batch.src`` holds float features (B, S, F)) and :class:`~transformer_lib.RNNSeq2Seq`.
+
+    Args:
+        smoothing: eps of :class:`LabelSmoothingLoss` (0.1 in the paper; 0 = plain cross-entropy).
+        loss_fn: instead of smoothing, a loss that sums over tokens (``reduction="sum"``)
+            and ignores ``batch.pad_id``.
+
+    Paper: §5.4 (label smoothing). Book: chapter 10.
+    """
+    smoothing = _check_smoothing(smoothing)
+
+    def batch_loss(model: nn.Module, batch: Batch) -> tuple[Tensor, int]:
+        logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)  # (B, T, V)
+        return _sum_loss(loss_fn, smoothing, batch.pad_id, logits.shape[-1])(logits, batch.tgt_out), batch.n_tgt_tokens
+
+    batch_loss.batch_type = Batch  # type: ignore[attr-defined]
+    batch_loss.loss_fn = loss_fn  # type: ignore[attr-defined]
+    return batch_loss
+
+
+def lm_loss(
+    smoothing: float = 0.1, *, pad_id: int | None = None, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None
+) -> BatchLoss:
+    """The batch loss of a decoder-only language model: predict every next token.
+
+    A batch is either a :class:`~transformer_lib.data.Batch` with ``src=None``
+    (calls ``model(batch.tgt_in, mask=batch.tgt_mask)`` and scores ``batch.tgt_out``,
+    ignoring ``batch.pad_id``), or a pair ``(inputs, targets)`` of (B, T) ids, targets
+    being the inputs shifted left (calls ``model(inputs)``; ``pad_id`` targets, if
+    given, are ignored). The count is the number of scored targets.
+
+    Args:
+        smoothing: eps of :class:`LabelSmoothingLoss`. pad_id: for ``(inputs, targets)`` pairs.
+        loss_fn: instead of smoothing, a loss summing over tokens.
+
+    Book: chapter 14.
+    """
+    smoothing = _check_smoothing(smoothing)
+
+    def batch_loss(model: nn.Module, batch: Any) -> tuple[Tensor, int]:
+        if isinstance(batch, Batch):
+            logits = model(batch.tgt_in, mask=batch.tgt_mask)
+            return _sum_loss(loss_fn, smoothing, batch.pad_id, logits.shape[-1])(logits, batch.tgt_out), batch.n_tgt_tokens
+        inputs, targets = _pair("batch", batch, "(inputs, targets)")
+        ignore = -100 if pad_id is None else pad_id
+        logits = model(inputs)
+        return _sum_loss(loss_fn, smoothing, ignore, logits.shape[-1])(logits, targets), int((targets != ignore).sum())
+
+    batch_loss.loss_fn = loss_fn  # type: ignore[attr-defined]
+    return batch_loss
+
+
+def masked_lm_loss(
+    mask_id: int | None = None,
+    *,
+    p: float = 0.15,
+    special_ids: tuple[int, ...] = (),
+    pad_id: int | None = None,
+    generator: torch.Generator | None = None,
+    smoothing: float = 0.0,
+) -> BatchLoss:
+    """The batch loss of an encoder-only (BERT-style) masked language model.
+
+    A batch is either a pair ``(inputs, labels)`` already corrupted by
+    :func:`~transformer_lib.mask_tokens` (labels ``-100`` where not chosen), or,
+    when ``mask_id`` is given, a (B, T) tensor of clean token ids, which this loss
+    corrupts itself with ``mask_tokens(tokens, mask_id, V, generator, p, special_ids)``
+    (V = the model's ``config.src_vocab_size``; pass the same ``generator`` to
+    :func:`train` so resuming restores it). Calls ``model(inputs, mask=...)``, the
+    mask being ``padding_mask(inputs, pad_id)`` if ``pad_id`` is given, else None.
+    The count is the number of chosen positions.
+
+    Paper: Devlin et al. (2019), §3.1 "Masked LM". Book: chapter 14.
+    """
+    smoothing = _check_smoothing(smoothing)
+    if mask_id is not None and generator is None:
+        generator = torch.Generator().manual_seed(0)
+
+    def batch_loss(model: nn.Module, batch: Any) -> tuple[Tensor, int]:
+        from .masks import padding_mask
+        from .variants import mask_tokens
+
+        if isinstance(batch, Tensor):
+            if mask_id is None:
+                raise TypeError(
+                    "batch is a tensor of clean tokens but masked_lm_loss has no mask_id to corrupt it with: "
+                    "pass batch_loss=tl.training.masked_lm_loss(mask_id=...), or give (inputs, labels) pairs"
+                )
+            V = unwrap(model).config.src_vocab_size
+            inputs, labels = mask_tokens(batch, mask_id, V, generator, p=p, special_ids=special_ids)
+        else:
+            inputs, labels = _pair("batch", batch, "(inputs, labels) from tl.mask_tokens")
+        mask = None if pad_id is None else padding_mask(inputs, pad_id)
+        logits = model(inputs, mask=mask)
+        return _sum_loss(None, smoothing, -100, logits.shape[-1])(logits, labels), int((labels != -100).sum())
+
+    return batch_loss
+
+
+def classification_loss(smoothing: float = 0.0) -> BatchLoss:
+    """The batch loss of a classifier (e.g. :class:`~transformer_lib.VisionTransformer`).
+
+    A batch is a pair ``(inputs, labels)``: ``model(inputs)`` gives (B, C) logits,
+    labels are (B,) class ids; the count is B.
+
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 14.
+    """
+    smoothing = _check_smoothing(smoothing)
+
+    def batch_loss(model: nn.Module, batch: Any) -> tuple[Tensor, int]:
+        inputs, labels = _pair("batch", batch, "(inputs, labels)")
+        logits = model(inputs)
+        return F.cross_entropy(logits, labels, reduction="sum", label_smoothing=smoothing), labels.shape[0]
+
+    return batch_loss
+
+
+def _pair(name: str, batch: object, what: str) -> tuple[Tensor, Tensor]:
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2 or not all(isinstance(x, Tensor) for x in batch):
+        raise TypeError(f"{name} must be a pair of tensors {what}, got {type(batch).__name__}")
+    return batch[0], batch[1]
+
+
+def default_batch_loss(model: nn.Module, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None) -> BatchLoss:
+    """The batch loss :func:`train` uses for ``model`` when none is given, chosen from its type.
+
+    :class:`~transformer_lib.DecoderOnlyLM`: :func:`lm_loss` ``(0.1)``;
+    :class:`~transformer_lib.EncoderOnlyLM`: :func:`masked_lm_loss` ``()`` (batches of
+    ``(inputs, labels)``); :class:`~transformer_lib.VisionTransformer`:
+    :func:`classification_loss` ``()``; any model with ``encode`` and ``decode``
+    (:class:`~transformer_lib.Transformer`, :class:`~transformer_lib.SpeechTransformer`,
+    :class:`~transformer_lib.RNNSeq2Seq`): :func:`seq2seq_loss` ``(0.1)``.
+    ``loss_fn`` (a summing token loss) replaces the label smoothing of the first and last.
+    """
+    from .model import DecoderOnlyLM
+    from .variants import EncoderOnlyLM, VisionTransformer
+
+    model = unwrap(model)
+    if isinstance(model, DecoderOnlyLM):
+        return lm_loss(loss_fn=loss_fn)
+    if isinstance(model, (EncoderOnlyLM, VisionTransformer)) and loss_fn is not None:
+        raise ValueError(f"loss_fn applies to token-prediction models with a default batch loss, not {type(model).__name__}")
+    if isinstance(model, EncoderOnlyLM):
+        return masked_lm_loss()
+    if isinstance(model, VisionTransformer):
+        return classification_loss()
+    if hasattr(model, "encode") and hasattr(model, "decode"):
+        return seq2seq_loss(loss_fn=loss_fn)
+    raise TypeError(
+        f"train has no default batch loss for a {type(model).__name__}: pass batch_loss=..., "
+        "a function (model, batch) -> (loss_sum, count)"
+    )
 
 
 # --- the loop ------------------------------------------------------------------
@@ -261,35 +444,30 @@ def _world() -> tuple[int, int]:
     return 0, 1
 
 
-def _unwrap(model: nn.Module) -> nn.Module:
-    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
-
-
-def _forward(net: nn.Module, batch: Batch) -> Tensor:
-    if batch.src is None:  # decoder-only language model
-        return net(batch.tgt_in, batch.tgt_mask)
-    return net(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)
-
-
-def _check_batch(batch: object, step: int, config: Any) -> Batch:
+def _check_batch(batch: object, step: int, config: Any, batch_type: type | None) -> None:
+    if batch_type is not None and not isinstance(batch, batch_type):
+        raise TypeError(
+            f"batches must give transformer_lib.data.Batch objects, got {type(batch).__name__} at step {step} "
+            "(other batches need batch_loss=...)"
+        )
     if not isinstance(batch, Batch):
-        raise TypeError(f"batches must give transformer_lib.data.Batch objects, got {type(batch).__name__} at step {step}")
+        return
     if len(batch) == 0 or batch.n_tgt_tokens == 0:
         raise ValueError(f"the batch of step {step} is empty: {len(batch)} examples, {batch.n_tgt_tokens} target tokens")
     if config is not None:
-        fields = ("tgt_vocab_size",) if batch.src is None else ("src_vocab_size", "tgt_vocab_size")
+        token_src = batch.src is not None and not batch.src.is_floating_point()
+        fields = ("src_vocab_size", "tgt_vocab_size") if token_src else ("tgt_vocab_size",)
         for name in fields:
             if batch.vocab_size is not None and batch.vocab_size != getattr(config, name):
                 raise ValueError(
                     f"the batches come from a vocabulary of {batch.vocab_size} tokens but the model has "
                     f"config.{name}={getattr(config, name)}; build the config with {name}={batch.vocab_size}"
                 )
-        width = max(batch.tgt_in.shape[1], 0 if batch.src is None else batch.src.shape[1])
+        width = max(batch.tgt_in.shape[1], batch.src.shape[1] if token_src else 0)
         if width > config.max_len:
             raise ValueError(
                 f"the batch of step {step} has sequences of {width} tokens, more than config.max_len={config.max_len}"
             )
-    return batch
 
 
 def _check_loss_fn(loss_fn: Callable[[Tensor, Tensor], Tensor], pad_id: int) -> None:
@@ -302,12 +480,106 @@ def _check_loss_fn(loss_fn: Callable[[Tensor, Tensor], Tensor], pad_id: int) -> 
         raise ValueError(f"loss_fn.ignore_index={loss_fn.ignore_index} differs from the batches' pad_id={pad_id}")
 
 
+def _shard(batch: Any, rank: int, world: int) -> Any:
+    """This rank's rows of the global batch: ``batch.shard``, or the rows of each tensor of a tuple/list/dict."""
+    if hasattr(batch, "shard"):
+        return batch.shard(rank, world)
+    if isinstance(batch, Tensor):
+        return torch.tensor_split(batch, world)[rank]
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_shard(x, rank, world) for x in batch)
+    if isinstance(batch, Mapping):
+        return {k: _shard(v, rank, world) for k, v in batch.items()}
+    raise TypeError(
+        f"under torchrun every batch must be splittable by rows (a Batch, tensors, or a tuple/dict of them), "
+        f"got {type(batch).__name__}"
+    )
+
+
+def _resume(path, inner, optimizer, scheduler, batches, generator, rank):
+    """Restore model, optimizer, schedule, data stream and random states; returns (step, history, batches)."""
+    state = load_checkpoint(path, model=inner, optimizer=optimizer, scheduler=scheduler)
+    start, history = state["step"], TrainHistory.from_dict(state["history"])
+    if hasattr(batches, "load_state_dict") and state["data"] is not None:
+        batches.load_state_dict(state["data"])
+    elif not callable(batches):
+        batches = iter(batches)
+        for _ in range(start):  # a plain iterable: skip what was used
+            next(batches)
+    rng_states = state["rng"]
+    torch.set_rng_state(rng_states[rank % len(rng_states)])
+    if generator is not None and state["generator"] is not None:
+        generator.set_state(state["generator"])
+    return start, history, batches
+
+
+def _save(path, step, inner, optimizer, scheduler, history, batches, generator, rank, world) -> None:
+    """Write ``checkpoint.pt`` (rank 0) with every rank's random state."""
+    rng = [torch.get_rng_state()]
+    if world > 1:
+        rng = [None] * world
+        dist.all_gather_object(rng, torch.get_rng_state())
+    if rank == 0:
+        data = batches.state_dict() if hasattr(batches, "state_dict") else None
+        save_checkpoint(
+            path, model=inner, optimizer=optimizer, scheduler=scheduler, step=step, history=history.to_dict(),
+            rng=rng, generator=None if generator is None else generator.get_state(), data=data,
+        )
+    if world > 1:
+        dist.barrier()
+
+
+def _step(net, inner, optimizer, scheduler, batch, batch_loss, clip_grad_norm, step, rank, world) -> tuple[float, int]:
+    """One update on one global batch; returns (mean loss per item, number of items)."""
+    local = _shard(batch, rank, world) if world > 1 else batch
+    optimizer.zero_grad(set_to_none=True)
+    loss_sum, count = batch_loss(net, local)
+    if isinstance(count, Tensor) and count.numel() == 1 and not count.is_floating_point():
+        count = int(count)
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise TypeError(f"batch_loss must return (loss_sum, count) with count an int, got {type(count).__name__}")
+    if not isinstance(loss_sum, Tensor) or loss_sum.dim() != 0:
+        raise TypeError(f"batch_loss must return (loss_sum, count) with loss_sum a 0-dim tensor, got {loss_sum!r:.60}")
+    if world > 1:  # every rank needs the global count
+        counts = torch.tensor([count], dtype=torch.long)
+        dist.all_reduce(counts)
+        count = int(counts)
+    if count <= 0:
+        raise ValueError(f"the batch of step {step} is empty: batch_loss counted {count} items")
+    # DDP averages gradients over ranks; scaling by world / count turns that
+    # average into the gradient of (global loss sum) / (global count).
+    (loss_sum * (world / count)).backward()
+    if clip_grad_norm is not None:
+        torch.nn.utils.clip_grad_norm_(inner.parameters(), clip_grad_norm)
+    optimizer.step()
+    if scheduler is not None:
+        scheduler.step()
+    total = loss_sum.detach().clone()
+    if world > 1:
+        dist.all_reduce(total)
+    loss = float(total) / count
+    if not math.isfinite(loss):
+        raise FloatingPointError(f"the loss is {loss} at step {step + 1}; lower the learning rate")
+    return loss, count
+
+
+def _evaluate_now(inner: nn.Module, eval_fn: Callable[[nn.Module], Mapping[str, float]]) -> dict[str, float]:
+    """``eval_fn(model)`` in eval mode, with the random state set aside so training does not change."""
+    with torch.random.fork_rng(devices=[]):
+        inner.eval()
+        try:
+            return {k: float(v) for k, v in eval_fn(inner).items()}
+        finally:
+            inner.train()
+
+
 def train(
     model: nn.Module,
     optimizer: Optimizer,
-    batches: Iterable[Batch] | Callable[[int], Batch],
+    batches: Iterable[Any] | Callable[[int], Any],
     steps: int,
     *,
+    batch_loss: BatchLoss | None = None,
     scheduler: LRScheduler | None = None,
     loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None,
     clip_grad_norm: float | None = None,
@@ -321,25 +593,31 @@ def train(
 ) -> TrainHistory:
     """Train ``model`` for ``steps`` updates (in total, counting any resumed ones).
 
-    Each step: take a batch, compute the summed loss over its target tokens,
-    divide by the number of target tokens, backpropagate, clip, update, step
-    the schedule. Under ``torchrun`` (``torch.distributed`` initialised with
-    world size > 1) the model is wrapped in DistributedDataParallel, every rank
-    draws the same global batch and computes its shard (:meth:`Batch.shard`),
-    and dividing each rank's token sum by the *global* token count makes the
-    averaged gradients and the logged loss those of the whole batch.
+    Each step: take a batch, ``loss_sum, count = batch_loss(model, batch)``,
+    backpropagate ``loss_sum / count``, clip, update, step the schedule. Under
+    ``torchrun`` (``torch.distributed`` initialised with world size > 1) the
+    model is wrapped in DistributedDataParallel, every rank draws the same
+    global batch and computes its shard of rows (``batch.shard(rank, world)``,
+    or the rows of each tensor), and dividing each rank's sum by the *global*
+    count makes the averaged gradients and the logged loss those of the whole batch.
 
     Args:
-        model: a :class:`Transformer` (or :class:`DecoderOnlyLM` with ``src=None`` batches).
+        model: any model; the default ``batch_loss`` is chosen from its type
+            (:func:`default_batch_loss`): Transformer, SpeechTransformer and RNNSeq2Seq
+            get :func:`seq2seq_loss` (label smoothing 0.1), DecoderOnlyLM :func:`lm_loss`,
+            EncoderOnlyLM :func:`masked_lm_loss`, VisionTransformer :func:`classification_loss`.
         optimizer: e.g. ``torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)``.
-        batches: an iterable of :class:`~transformer_lib.data.Batch`, or a callable
-            ``batches(step)`` (step counted from 0). If it has ``state_dict`` /
+        batches: an iterable of batches, or a callable ``batches(step)`` (step counted from 0).
+            A batch is a :class:`~transformer_lib.data.Batch` for the default seq2seq loss,
+            anything ``batch_loss`` accepts otherwise. If it has ``state_dict`` /
             ``load_state_dict`` (as :class:`~transformer_lib.data.BatchStream`),
             its state is checkpointed; a plain iterable is fast-forwarded on resume.
         steps: total number of updates.
+        batch_loss: ``batch_loss(model, batch) -> (loss_sum, count)``: the loss summed over
+            the batch's items and how many items; e.g. ``tl.training.seq2seq_loss(smoothing=0.0)``.
         scheduler: stepped after every update (e.g. :func:`noam_scheduler`).
-        loss_fn: must return the *sum* over target tokens; default
-            ``LabelSmoothingLoss(V, 0.1, ignore_index=pad_id, reduction="sum")``.
+        loss_fn: with the default batch loss of a token model, a loss that sums over target
+            tokens, replacing ``LabelSmoothingLoss(V, 0.1, ignore_index=pad_id, reduction="sum")``.
         clip_grad_norm: clip the gradients' global norm to this value (None: no clipping).
         eval_fn: called as ``eval_fn(model)`` (in eval mode) every ``eval_every`` steps and
             after the last one, returning metrics; run with the random state set aside, so
@@ -351,7 +629,7 @@ def train(
         progress: a tqdm bar on stderr; None shows it only when stderr is a terminal.
 
     Returns:
-        the :class:`TrainHistory` of all steps (resumed ones included).
+        the :class:`TrainHistory` of all steps (resumed ones included); ``tokens`` holds each step's count.
 
     Paper: §5 (training). Book: chapter 10.
     """
@@ -366,41 +644,22 @@ def train(
         raise ValueError(f"clip_grad_norm must be > 0 or None, got {clip_grad_norm!r}")
     if resume and checkpoint_dir is None:
         raise ValueError("resume=True needs checkpoint_dir, the folder holding checkpoint.pt")
+    if batch_loss is not None and loss_fn is not None:
+        raise ValueError("give batch_loss or loss_fn, not both (loss_fn only replaces the default batch loss's loss)")
+    if batch_loss is not None and not callable(batch_loss):
+        raise TypeError(f"batch_loss must be a function (model, batch) -> (loss_sum, count), got {type(batch_loss).__name__}")
     rank, world = _world()
-    inner = _unwrap(model)
+    inner = unwrap(model)
+    if batch_loss is None:
+        batch_loss = default_batch_loss(inner, loss_fn)
+    batch_type = getattr(batch_loss, "batch_type", None)
     net = nn.parallel.DistributedDataParallel(inner) if world > 1 else inner
     config = getattr(inner, "config", None)
     path = None if checkpoint_dir is None else Path(checkpoint_dir) / CHECKPOINT_NAME
     history, start = TrainHistory(), 0
-
     if resume and path is not None and path.exists():
-        state = load_checkpoint(path, model=inner, optimizer=optimizer, scheduler=scheduler)
-        start, history = state["step"], TrainHistory.from_dict(state["history"])
-        if hasattr(batches, "load_state_dict") and state["data"] is not None:
-            batches.load_state_dict(state["data"])
-        elif not callable(batches):
-            batches = iter(batches)
-            for _ in range(start):  # a plain iterable: skip what was used
-                next(batches)
-        rng_states = state["rng"]
-        torch.set_rng_state(rng_states[rank % len(rng_states)])
-        if generator is not None and state["generator"] is not None:
-            generator.set_state(state["generator"])
+        start, history, batches = _resume(path, inner, optimizer, scheduler, batches, generator, rank)
     source = batches if callable(batches) else iter(batches)
-
-    def checkpoint(step: int) -> None:
-        rng = [torch.get_rng_state()]
-        if world > 1:
-            rng = [None] * world
-            dist.all_gather_object(rng, torch.get_rng_state())
-        if rank == 0:
-            data = batches.state_dict() if hasattr(batches, "state_dict") else None
-            save_checkpoint(
-                path, model=inner, optimizer=optimizer, scheduler=scheduler, step=step, history=history.to_dict(),
-                rng=rng, generator=None if generator is None else generator.get_state(), data=data,
-            )
-        if world > 1:
-            dist.barrier()
 
     inner.train()  # dropout on; evaluation switches it off and back
     hide = True if rank != 0 else (None if progress is None else not progress)  # None: only on a terminal
@@ -411,49 +670,41 @@ def train(
                 batch = source(step) if callable(source) else next(source)
             except StopIteration:
                 raise ValueError(f"batches ran out after {step} batches; steps={steps} needs more") from None
-            batch = _check_batch(batch, step, config)
-            if loss_fn is None:
-                loss_fn = LabelSmoothingLoss(config.tgt_vocab_size, 0.1, ignore_index=batch.pad_id, reduction="sum")
-            _check_loss_fn(loss_fn, batch.pad_id)
-            n_tokens = batch.n_tgt_tokens  # of the global batch: every rank knows it
-            local = batch.shard(rank, world) if world > 1 else batch
+            _check_batch(batch, step, config, batch_type)
+            if loss_fn is not None and isinstance(batch, Batch):
+                _check_loss_fn(loss_fn, batch.pad_id)
             lr = optimizer.param_groups[0]["lr"]
-            optimizer.zero_grad(set_to_none=True)
-            loss_sum = loss_fn(_forward(net, local), local.tgt_out)
-            # DDP averages gradients over ranks; scaling by world / n_tokens turns that
-            # average into the gradient of (global token sum) / (global token count).
-            (loss_sum * (world / n_tokens)).backward()
-            if clip_grad_norm is not None:
-                torch.nn.utils.clip_grad_norm_(inner.parameters(), clip_grad_norm)
-            optimizer.step()
-            if scheduler is not None:
-                scheduler.step()
-            total = loss_sum.detach().clone()
-            if world > 1:
-                dist.all_reduce(total)
-            loss = float(total) / n_tokens
-            if not math.isfinite(loss):
-                raise FloatingPointError(f"the loss is {loss} at step {step + 1}; lower the learning rate")
+            loss, count = _step(net, inner, optimizer, scheduler, batch, batch_loss, clip_grad_norm, step, rank, world)
             history.steps.append(step + 1)
             history.losses.append(loss)
             history.learning_rates.append(float(lr))
-            history.tokens.append(n_tokens)
+            history.tokens.append(count)
             bar.update(1)
             postfix = {"loss": f"{loss:.4f}", "lr": f"{lr:.2e}"}
             done = step + 1 == steps
             if eval_fn is not None and rank == 0 and (done or (eval_every is not None and (step + 1) % eval_every == 0)):
-                with torch.random.fork_rng(devices=[]):
-                    inner.eval()
-                    metrics = {k: float(v) for k, v in eval_fn(inner).items()}
-                    inner.train()
+                metrics = _evaluate_now(inner, eval_fn)
                 history.evals.append({"step": step + 1, **metrics})
                 postfix.update({k: f"{v:.4f}" for k, v in metrics.items()})
             bar.set_postfix(postfix, refresh=False)
             if path is not None and (done or (checkpoint_every is not None and (step + 1) % checkpoint_every == 0)):
-                checkpoint(step + 1)
+                _save(path, step + 1, inner, optimizer, scheduler, history, batches, generator, rank, world)
     finally:
         bar.close()
     return history
 
 
-__all__ = ["LabelSmoothingLoss", "TrainHistory", "evaluate", "noam_lr", "noam_scheduler", "train"]
+__all__ = [
+    "BatchLoss",
+    "LabelSmoothingLoss",
+    "TrainHistory",
+    "classification_loss",
+    "default_batch_loss",
+    "evaluate",
+    "lm_loss",
+    "masked_lm_loss",
+    "noam_lr",
+    "noam_scheduler",
+    "seq2seq_loss",
+    "train",
+]

@@ -246,9 +246,9 @@ class SpeechTransformer(nn.Module):
         """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); ``tgt_mask=None`` is causal."""
         return self.decoder(self.target_positions(self.tgt_embed(tgt)), memory, tgt_mask, src_mask)
 
-    def forward(self, features: Tensor, tgt: Tensor, tgt_mask: Tensor | None = None) -> Tensor:
-        memory = self.encode(features)
-        return self.output_projection(self.decode(tgt, memory, None, tgt_mask))  # (B, T, V)
+    def forward(self, features: Tensor, tgt: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
+        memory = self.encode(features, src_mask)
+        return self.output_projection(self.decode(tgt, memory, src_mask, tgt_mask))  # (B, T, V)
 
     @staticmethod
     def memory_length(frames: int) -> int:

@@ -19,7 +19,15 @@ MASK_CONVENTION = (
 
 
 def _got(value: object) -> str:
-    return f"{value!r} ({type(value).__name__})"
+    return f"{type(value).__name__} ({value!r})"
+
+
+def _interval(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    return f"{'<' if high_open else '<='} {high:g}"
 
 
 def check_int(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
@@ -30,12 +38,9 @@ def check_int(name: str, value: object, *, low: int | None = None, high: int | N
     """
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int, got {_got(value)}")
-    if low is not None and value < low:
-        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an int {bound}, got {value}")
-    if high is not None and value > high:
-        bound = f"in [{low}, {high}]" if low is not None else f"<= {high}"
-        raise ValueError(f"{name} must be an int {bound}, got {value}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bound = "a positive int" if (low, high) == (1, None) else f"an int {_interval(low, high)}"
+        raise ValueError(f"{name} must be {bound}, got {value}")
     return value
 
 
@@ -69,15 +74,7 @@ def check_float(
     too_low = low is not None and not (x > low if low_open else x >= low)
     too_high = high is not None and not (x < high if high_open else x <= high)
     if too_low or too_high:
-        left = "" if low is None else ("(" if low_open else "[") + f"{low}, "
-        right = "" if high is None else f"{high}" + (")" if high_open else "]")
-        if low is None:
-            bound = f"{'<' if high_open else '<='} {high}"
-        elif high is None:
-            bound = f"{'>' if low_open else '>='} {low}"
-        else:
-            bound = f"in {left}{right}"
-        raise ValueError(f"{name} must be a number {bound}, got {value!r}")
+        raise ValueError(f"{name} must be {_interval(low, high, low_open, high_open)}, got {value!r}")
     return x
 
 

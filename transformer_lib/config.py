@@ -10,8 +10,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-_ACTIVATIONS = ("relu", "gelu")
-_POSITIONALS = ("sinusoidal", "learned", "none")
+from ._checks import check_bool, check_choice, check_fraction, check_nonnegative_int, check_positive, check_positive_int
+
+ACTIVATIONS = ("relu", "gelu")  # the values TransformerConfig.activation accepts
+POSITIONALS = ("sinusoidal", "learned", "none")  # the values TransformerConfig.positional accepts
 
 
 @dataclass(frozen=True)
@@ -45,24 +47,21 @@ class TransformerConfig:
 
     def __post_init__(self) -> None:
         for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff", "max_len"):
-            _require_positive_int(name, getattr(self, name))
+            check_positive_int(name, getattr(self, name))
         for name in ("n_encoder_layers", "n_decoder_layers"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+            check_nonnegative_int(name, getattr(self, name))
         if self.d_model % self.n_heads != 0:
             raise ValueError(
                 f"d_model must be divisible by n_heads: got d_model={self.d_model}, "
                 f"n_heads={self.n_heads} (remainder {self.d_model % self.n_heads})"
             )
         for name in ("dropout", "attention_dropout", "ffn_dropout"):
-            value = getattr(self, name)
-            if not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be in [0, 1), got {value!r}")
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {_ACTIVATIONS}, got {self.activation!r}")
-        if self.positional not in _POSITIONALS:
-            raise ValueError(f"positional must be one of {_POSITIONALS}, got {self.positional!r}")
+            check_fraction(name, getattr(self, name))
+        check_positive("layer_norm_eps", self.layer_norm_eps)
+        for name in ("norm_first", "share_embeddings", "scale_embedding", "bias"):
+            check_bool(name, getattr(self, name))
+        check_choice("activation", self.activation, ACTIVATIONS)
+        check_choice("positional", self.positional, POSITIONALS)
         if self.positional == "sinusoidal" and self.d_model % 2 != 0:
             raise ValueError(f"sinusoidal positions need an even d_model, got d_model={self.d_model}")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
@@ -109,9 +108,3 @@ class TransformerConfig:
         values.update(changes)
         return cls(**values)
 
-
-def _require_positive_int(name: str, value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r})")
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value}")

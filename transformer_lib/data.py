@@ -33,6 +33,14 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ._checks import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_nonnegative_int,
+    check_positive_int,
+)
 from .masks import decoder_mask, padding_mask
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
@@ -87,8 +95,7 @@ class Vocab:
 
     def encode(self, tokens: Iterable[str], unknown: str = "error") -> list[int]:
         """Tokens -> ids. An unknown token raises ``ValueError`` (``unknown="error"``) or maps to ``<unk>``."""
-        if unknown not in ("error", "unk"):
-            raise ValueError(f"unknown must be 'error' or 'unk', got {unknown!r}")
+        check_choice("unknown", unknown, ("error", "unk"))
         if isinstance(tokens, str):
             raise TypeError(f"tokens must be a sequence of tokens, got the string {tokens!r}; split it first")
         ids = []
@@ -109,7 +116,8 @@ class Vocab:
             ids = ids.tolist()
         tokens = []
         for i in ids:
-            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self):
+            check_int("id", i)
+            if not 0 <= i < len(self):
                 raise ValueError(f"id {i!r} is not in the vocabulary: ids must be ints in [0, {len(self)})")
             if strip and i == self.eos_id:
                 break
@@ -160,6 +168,8 @@ class Batch:
         The shard keeps the padded widths S and T of the whole batch, so every
         row is computed exactly as in the unsharded batch.
         """
+        check_positive_int("world_size", world_size)
+        check_nonnegative_int("rank", rank)
         if not 0 <= rank < world_size:
             raise ValueError(f"rank must be in [0, world_size={world_size}), got {rank}")
         if len(self) < world_size:
@@ -198,6 +208,10 @@ def collate(
     Shape: B examples -> src (B, S), tgt_in/tgt_out (B, T) with T = longest target + 1.
     Paper: §3.1 ("output embeddings offset by one position"). Book: chapter 10.
     """
+    for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id)):
+        check_nonnegative_int(name, value)
+    if max_len is not None:
+        check_positive_int("max_len", max_len)
     if not isinstance(examples, Sequence) or len(examples) == 0:
         got = f"an empty {type(examples).__name__}" if isinstance(examples, Sequence) else type(examples).__name__
         raise ValueError(f"examples must be a non-empty sequence of (source, target) pairs, got {got}")
@@ -251,8 +265,8 @@ def batch_by_tokens(
 
     Paper: §5.1 (about 25000 source and 25000 target tokens per batch). Book: chapter 10.
     """
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens <= 0:
-        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    check_positive_int("max_tokens", max_tokens)
+    check_bool("sort_by_length", sort_by_length)
     if len(examples) == 0:
         raise ValueError("examples must hold at least one example, got an empty sequence")
     ordered = sorted(examples, key=lambda e: (len(e[0]), len(e[1]))) if sort_by_length else list(examples)
@@ -326,8 +340,9 @@ class Task:
         max_tgt_len: int,
         held_out_fraction: float = 0.1,
     ) -> None:
-        if not 0.0 < held_out_fraction < 1.0:
-            raise ValueError(f"held_out_fraction must be in (0, 1), got {held_out_fraction!r}")
+        check_float("held_out_fraction", held_out_fraction, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_positive_int("max_src_len", max_src_len)
+        check_positive_int("max_tgt_len", max_tgt_len)
         self.name = name
         self.vocab = Vocab(tokens)
         self.generate = generate
@@ -349,8 +364,7 @@ class Task:
 
     def sample(self, rng: random.Random, split: str = "train") -> Example:
         """Draw one example of ``split`` ("train" or "held_out"), as ids."""
-        if split not in ("train", "held_out"):
-            raise ValueError(f"split must be 'train' or 'held_out', got {split!r}")
+        check_choice("split", split, ("train", "held_out"))
         want_held_out = split == "held_out"
         for _ in range(100_000):
             src, tgt = self.generate(rng)
@@ -364,8 +378,10 @@ class Task:
         ``distinct`` (default: True for "held_out", False for "train") drops
         repeated sources, so an accuracy is measured on ``n`` different inputs.
         """
-        if not isinstance(n, int) or n <= 0:
-            raise ValueError(f"n must be a positive int, got {n!r}")
+        check_positive_int("n", n)
+        check_choice("split", split, ("train", "held_out"))
+        if distinct is not None:
+            check_bool("distinct", distinct)
         distinct = split == "held_out" if distinct is None else distinct
         rng = random.Random(seed)
         out: list[Example] = []
@@ -444,7 +460,8 @@ class BatchStream(Iterator[Batch]):
                 f"positions, more than max_len={max_len}"
             )
         longest = max(task.max_src_len, task.max_tgt_len + 1)
-        if not isinstance(max_tokens, int) or max_tokens < longest:
+        check_int("max_tokens", max_tokens)
+        if max_tokens < longest:
             raise ValueError(f"max_tokens must be an int >= the longest sequence ({longest}), got {max_tokens!r}")
         self.task = task
         self.max_tokens = max_tokens
@@ -483,6 +500,8 @@ DIGITS = tuple("0123456789")
 
 
 def _integer_task(name: str, transform: Callable[[list[str]], list[str]], n_symbols: int, min_len: int, max_len: int):
+    for arg, value in (("n_symbols", n_symbols), ("min_len", min_len), ("max_len", max_len)):
+        check_positive_int(arg, value)
     if not 1 <= n_symbols or not 1 <= min_len <= max_len:
         raise ValueError(f"need n_symbols >= 1 and 1 <= min_len <= max_len, got {n_symbols}, {min_len}, {max_len}")
     symbols = [str(i) for i in range(n_symbols)]
@@ -557,6 +576,8 @@ def dates_task(min_year: int = 1900, max_year: int = 2099, formats: Sequence[str
 
     Book: chapter 10 (the attention-alignment experiment).
     """
+    check_int("min_year", min_year)
+    check_int("max_year", max_year)
     if not 1 <= min_year <= max_year <= 9999:
         raise ValueError(f"need 1 <= min_year <= max_year <= 9999, got {min_year}, {max_year}")
     first = datetime.date(min_year, 1, 1).toordinal()
@@ -585,8 +606,7 @@ def number_words(n: int) -> list[str]:
     "and" joins hundreds to the rest ("one hundred and five") and thousands to a
     rest below 100 ("two thousand and five"). Book: chapter 10.
     """
-    if not isinstance(n, int) or not 0 <= n < 1_000_000:
-        raise ValueError(f"n must be an int in [0, 1000000), got {n!r}")
+    check_int("n", n, low=0, high=999_999)
 
     def below_hundred(r: int) -> list[str]:
         return [_ONES[r]] if r < 20 else [_TENS[r // 10]] + ([_ONES[r % 10]] if r % 10 else [])
@@ -618,10 +638,8 @@ def numbers_task(max_digits: int = 6, direction: str = "words_to_digits") -> Tas
 
     Book: chapter 10.
     """
-    if not isinstance(max_digits, int) or not 1 <= max_digits <= 6:
-        raise ValueError(f"max_digits must be an int in [1, 6], got {max_digits!r}")
-    if direction not in ("words_to_digits", "digits_to_words"):
-        raise ValueError(f"direction must be 'words_to_digits' or 'digits_to_words', got {direction!r}")
+    check_int("max_digits", max_digits, low=1, high=6)
+    check_choice("direction", direction, ("words_to_digits", "digits_to_words"))
 
     def generate(rng: random.Random) -> tuple[list[str], list[str]]:
         digits = rng.randint(1, max_digits)
@@ -647,8 +665,7 @@ TASKS: dict[str, Callable[..., Task]] = {
 
 def make_task(name: str, **kwargs: Any) -> Task:
     """The task called ``name`` (one of ``TASKS``), built with ``kwargs``. Book: chapter 10."""
-    if name not in TASKS:
-        raise ValueError(f"name must be one of {sorted(TASKS)}, got {name!r}")
+    check_choice("name", name, sorted(TASKS))
     return TASKS[name](**kwargs)
 
 

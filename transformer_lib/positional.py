@@ -12,7 +12,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_tensor, check_tokens
+from ._checks import check_bool, check_fraction, check_positive_int, check_tensor, check_tokens
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -27,9 +27,8 @@ def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.floa
     Shape: -> (max_len, d_model).
     Paper: §3.5. Book: chapter 6.
     """
-    for name, value in (("max_len", max_len), ("d_model", d_model)):
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_positive_int("max_len", max_len)
+    check_positive_int("d_model", d_model)
     if d_model % 2 != 0:
         raise ValueError(f"d_model must be even (sin/cos pairs), got {d_model}")
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
@@ -50,6 +49,9 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
         super().__init__()
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
+        check_fraction("dropout", dropout)
         self.d_model = d_model
         self.max_len = max_len
         self.dropout = nn.Dropout(dropout)
@@ -70,6 +72,9 @@ class LearnedPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
         super().__init__()
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
+        check_fraction("dropout", dropout)
         self.d_model = d_model
         self.max_len = max_len
         self.dropout = nn.Dropout(dropout)
@@ -104,6 +109,9 @@ class TokenEmbedding(nn.Module):
 
     def __init__(self, vocab_size: int, d_model: int, scale: bool = True) -> None:
         super().__init__()
+        check_positive_int("vocab_size", vocab_size)
+        check_positive_int("d_model", d_model)
+        check_bool("scale", scale)
         self.vocab_size = vocab_size
         self.d_model = d_model
         self.scale = math.sqrt(d_model) if scale else 1.0

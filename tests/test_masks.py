@@ -68,3 +68,59 @@ def test_band_mask_keeps_offsets_up_to_the_radius():
         tl.band_mask(4, -1)
     with pytest.raises(TypeError, match="size must be an int"):
         tl.band_mask(4.0, 1)
+
+
+# --- messages for the two commonest mask mistakes -------------------------------------------------------
+
+
+def test_key_padding_shaped_mask_points_to_padding_mask():
+    mha = tl.MultiHeadAttention(16, 4)
+    x, memory = torch.randn(2, 5, 16), torch.randn(2, 7, 16)
+    tokens = torch.tensor([[5, 6, 7, 0, 0, 0, 0], [5, 6, 7, 8, 9, 4, 0]])
+    key_padding = tokens != 0  # (B, S): the shape torch.nn's key_padding_mask has
+    with pytest.raises(ValueError, match=r"got shape \(2, 7\)\. A \(B, S\) mask is a key-padding mask") as info:
+        mha(x, memory, memory, mask=key_padding)
+    message = str(info.value)
+    assert "tl.padding_mask(tokens, pad_id)" in message and "mask[:, None, None, :]" in message
+    assert "tl.from_key_padding_mask" in message
+    # the advice works: both suggested forms are accepted and mean the same thing
+    out_index = mha(x, memory, memory, mask=key_padding[:, None, None, :])[0]
+    out_helper = mha(x, memory, memory, mask=tl.padding_mask(tokens, 0))[0]
+    assert torch.equal(out_index, out_helper)
+
+
+def test_key_padding_hint_for_rank_three_targets_gives_the_right_index():
+    q, k = torch.randn(2, 5, 8), torch.randn(2, 7, 8)
+    with pytest.raises(ValueError, match=r"give it the shape \(B, 1, S\) with `mask\[:, None, :\]`") as info:
+        tl.scaled_dot_product_attention(q, k, k, torch.ones(2, 7, dtype=torch.bool))
+    assert "padding_mask" not in str(info.value)  # a (B, 1, 1, S) mask would not fit a (B, Tq, Tk) target
+
+
+def test_a_mask_of_another_wrong_shape_gets_no_padding_hint():
+    mha = tl.MultiHeadAttention(16, 4)
+    x = torch.randn(2, 5, 16)
+    with pytest.raises(ValueError, match=r"got shape \(3, 5\)$"):
+        mha(x, x, x, mask=torch.ones(3, 5, dtype=torch.bool))
+
+
+def test_float_mask_message_gives_both_conversions():
+    mha = tl.MultiHeadAttention(16, 4)
+    x = torch.randn(2, 5, 16)
+    one_means_attend = tl.causal_mask(5).float()  # 1 = attend, 0 = blocked
+    with pytest.raises(TypeError) as info:
+        mha(x, x, x, mask=one_means_attend)
+    message = str(info.value)
+    assert "with 1 = attend: convert with `mask.bool()`" in message
+    assert "additive mask (0 = attend, -inf" in message
+    # the conversion it gives for this mask is the right one
+    assert torch.equal(one_means_attend.bool(), tl.causal_mask(5))
+
+
+def test_additive_float_mask_message_says_mask_eq_zero_only():
+    mha = tl.MultiHeadAttention(16, 4)
+    x = torch.randn(2, 5, 16)
+    additive = tl.to_additive(tl.causal_mask(5))  # 0 / -inf
+    with pytest.raises(TypeError, match=r"negative entries, so it looks like an additive mask") as info:
+        mha(x, x, x, mask=additive)
+    assert "mask.bool()" not in str(info.value)  # would turn -inf into True = attend
+    assert torch.equal(additive == 0, tl.causal_mask(5))

@@ -151,22 +151,43 @@ def check_tokens(name: str, tokens: object, vocab_size: int) -> Tensor:
     return tokens
 
 
+def _float_mask_advice(mask: Tensor) -> str:
+    """How to convert a non-boolean mask, from what its values say about its convention."""
+    additive = "an additive mask (0 = attend, -inf or a large negative number = blocked): convert with `mask == 0`"
+    attend_one = "a 0/1 mask with 1 = attend: convert with `mask.bool()`"
+    blocked_one = "a 0/1 mask with 1 = blocked (torch.nn's convention): convert with `mask == 0`"
+    values = mask.detach()
+    if values.is_floating_point() and values.device.type != "meta" and bool((values < 0).any()):
+        return f"Yours has negative entries, so it looks like {additive}"
+    return f"If yours is {attend_one}; if it is {blocked_one}; if it is {additive}"
+
+
 def check_mask(name: str, mask: object, target: Sequence[int], target_names: str) -> Tensor:
-    """Check a boolean mask broadcastable to ``target`` (e.g. (B, H, Tq, Tk))."""
+    """Check a boolean mask broadcastable to ``target`` (e.g. (B, H, Tq, Tk)).
+
+    The messages say how to convert a float or integer mask (which conversion depends on
+    what 1 means in it) and how to expand a (B, S) key-padding mask.
+    """
     if not isinstance(mask, Tensor):
         raise TypeError(f"{name} must be a boolean torch.Tensor; {MASK_CONVENTION}; got {type(mask).__name__}")
     if mask.dtype != torch.bool:
-        raise TypeError(
-            f"{name} must have dtype torch.bool, got {mask.dtype}: {MASK_CONVENTION}. "
-            "Additive float masks (0 / -inf) are not accepted; convert with `mask == 0` "
-            "if yours is 0 where attention is allowed"
-        )
+        raise TypeError(f"{name} must have dtype torch.bool, got {mask.dtype}: {MASK_CONVENTION}. {_float_mask_advice(mask)}")
     target = tuple(int(t) for t in target)
     ok = mask.dim() <= len(target) and all(
         m in (1, t) for m, t in zip(reversed(mask.shape), reversed(target), strict=False)
     )
     if not ok:
-        raise ValueError(
-            f"{name} must be broadcastable to {target_names} = {target}, got shape {tuple(mask.shape)}"
-        )
+        message = f"{name} must be broadcastable to {target_names} = {target}, got shape {tuple(mask.shape)}"
+        if mask.dim() == 2 and len(target) >= 3 and tuple(mask.shape) == (target[0], target[-1]):
+            index = "[:, " + "None, " * (len(target) - 2) + ":]"
+            message += (
+                f". A (B, S) mask is a key-padding mask: give it the shape (B{', 1' * (len(target) - 2)}, S) "
+                f"with `{name}{index}`"
+            )
+            if len(target) == 4:
+                message += (
+                    ", or build it from the tokens with tl.padding_mask(tokens, pad_id); "
+                    "a torch.nn key_padding_mask (True = padding) converts with tl.from_key_padding_mask"
+                )
+        raise ValueError(message)
     return mask

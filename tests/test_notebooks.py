@@ -110,3 +110,37 @@ def test_strict_nbval_everywhere():
     for name in ("Makefile", ".ci/run", "pyproject.toml"):
         assert "nbval-lax" not in (ROOT / name).read_text()
     assert "--nbval " in (ROOT / "Makefile").read_text()
+
+
+# --- claims that cannot fail (tools/claim_lint.py) ---------------------------------
+
+from claim_lint import typed_verdicts, unglued_numbers  # noqa: E402  (tools/ is on sys.path above)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_verdict_is_typed_next_to_a_value(path):
+    """A verdict comes from tl.claims (a rule applied to the values), never from a string literal."""
+    hits = typed_verdicts(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: verdicts typed into code (use tl.claims):\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_number_in_the_prose_is_glued_printed_or_cited(path):
+    """A number in the text comes from tl.glue, appears in the chapter's outputs, or is cited where it stands."""
+    hits = unglued_numbers(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: numbers typed into the prose (glue them):\n" + "\n".join(hits)
+
+
+def test_the_claim_checks_can_fail():
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "source": ['rows = [["000", "d_k = 512", f"{d}", "wrong"]]\n'], "outputs": []},
+            {"cell_type": "markdown", "source": ["The loss falls to 0.823 after 300 updates."]},
+            {"cell_type": "markdown", "source": ["The paper's base model has 65 million parameters {cite}`v`."]},
+            {"cell_type": "markdown", "source": ["Section 3 shows {glue}`loss` and $0.5$ and `0.25`; 2 heads."]},
+        ]
+    }
+    assert typed_verdicts(notebook) == ["cell 0: 'wrong'"]
+    assert [h.split(" in ")[0] for h in unglued_numbers(notebook)] == ["cell 1: '0.823'", "cell 1: '300'"]
+    notebook["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["loss 0.823 at 300"]}]
+    assert unglued_numbers(notebook) == []

@@ -89,3 +89,21 @@ def test_cpu_seconds_is_the_least_thread_time_and_checks_its_arguments():
         tl.cpu_seconds(busy, repeats=0)
     with pytest.raises(ValueError, match="warmup must be a non-negative int, got -1"):
         tl.cpu_seconds(busy, warmup=-1)
+
+
+def test_glue_emits_what_myst_nb_glue_emits(monkeypatch):
+    """tl.glue needs no myst_nb (absent on Colab) but must produce the bundle myst-nb reads."""
+    import IPython.display
+    import myst_nb
+
+    import transformer_lib as tl
+
+    seen = []
+    monkeypatch.setattr(IPython.display, "display", lambda *args, **kwargs: seen.append((args, kwargs)))
+    monkeypatch.setattr("myst_nb.ext.glue.ipy_display", lambda *args, **kwargs: seen.append((args, kwargs)))
+    for display in (False, True):
+        tl.glue("ch0-value", "0.354", display=display)
+        myst_nb.glue("ch0-value", "0.354", display=display)
+        ours, theirs = seen[-2], seen[-1]
+        assert ours == theirs
+    assert seen[0][0][0] == {"application/papermill.record/text/plain": "'0.354'"}

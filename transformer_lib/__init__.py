@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import checkpoint, data, decoding, interop, masks, rnn, training, utils, variants
+from . import checkpoint, claims, data, decoding, interop, masks, rnn, stats, training, utils, variants
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
@@ -50,7 +50,7 @@ from .rnn import (
     state_gradient_norms,
 )
 from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_scheduler, train
-from .utils import cpu_seconds, deterministic, format_table, portable_numerics, rounded, set_seed
+from .utils import cpu_seconds, deterministic, format_table, glue, portable_numerics, rounded, set_seed
 from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
 
 __version__ = "0.2.0"
@@ -98,6 +98,7 @@ __all__ = [
     "causal_mask",
     "cell_parameter_count",
     "checkpoint",
+    "claims",
     "collate",
     "count_parameters",
     "cpu_seconds",
@@ -107,6 +108,7 @@ __all__ = [
     "deterministic",
     "evaluate",
     "format_table",
+    "glue",
     "from_key_padding_mask",
     "from_torch_attn_mask",
     "graph_depth",
@@ -133,6 +135,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "sequence_log_prob",
     "set_seed",
+    "stats",
     "sinusoidal_table",
     "state_gradient_norms",
     "to_additive",

@@ -165,3 +165,30 @@ def format_table(headers: list[str], rows: list[list[Any]], digits: int = 4) -> 
     lines = ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in text]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def glue(name: str, value: Any, display: bool = False) -> None:
+    """Store ``value`` under ``name`` so the chapter's prose can show it with ``{glue}`name```.
+
+    The same output as ``myst_nb.glue`` (a display bundle whose MIME types carry
+    the papermill prefix and whose metadata names the value), without importing
+    myst_nb, so a chapter also runs where myst_nb is not installed (Colab). Every
+    number in a chapter's prose is glued from the cell that computes it: a re-run
+    that changes the number changes the text, and nbval compares the glued text.
+
+    Glue what the prose should print: a rounded number or a formatted string
+    (``tl.glue("ch3-ratio", f"{ratio:.2f}")``), never float noise.
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty str, got {type(name).__name__} ({name!r})")
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as ipython_display
+
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    ipython_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+

@@ -1,0 +1,93 @@
+"""tl.claims: verdicts computed from values by stated rules."""
+
+import pytest
+import torch
+
+import transformer_lib as tl
+from transformer_lib import claims
+
+
+def test_the_verdict_flips_when_the_value_flips():
+    rule = claims.at_least(5)
+    assert claims.verdict(None, 7.3, rule) == "agrees"
+    assert claims.verdict(None, 4.9, rule) == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("rule", "claimed", "agree", "disagree"),
+    [
+        (claims.close(abs=0.01), 0.5, 0.509, 0.511),
+        (claims.close(rel=0.1), 100.0, 109.0, 111.0),
+        (claims.rounds_to(3), 0.354, 0.35449, 0.3546),
+        (claims.rounds_to(0), 8, 8.4, 8.6),
+        (claims.equal(), (3, 5), (3, 5), (5, 3)),
+        (claims.at_most(0.2), None, 0.2, 0.2001),
+        (claims.between(0.354, 0.646), None, 0.5, 0.7),
+    ],
+)
+def test_each_rule_separates_agreement_from_disagreement(rule, claimed, agree, disagree):
+    assert claims.verdict(claimed, agree, rule) == "agrees"
+    assert claims.verdict(claimed, disagree, rule) == "wrong"
+
+
+def test_rounds_to_is_not_fooled_by_float_noise():
+    assert claims.verdict(0.3, 0.1 + 0.2, claims.rounds_to(1)) == "agrees"
+    assert claims.verdict(0.3, 0.25, claims.rounds_to(1)) == "wrong"  # 0.25 rounds to 0.2
+
+
+def test_holds_reads_booleans_and_tensors_and_refuses_numbers():
+    assert claims.verdict(None, torch.tensor(True), claims.holds()) == "agrees"
+    assert claims.verdict(None, False, claims.holds()) == "wrong"
+    with pytest.raises(TypeError, match="computed must be a bool"):
+        claims.verdict(None, 1.0, claims.holds())
+
+
+def test_a_nan_never_agrees():
+    assert claims.verdict(0.5, float("nan"), claims.close(abs=1.0)) == "wrong"
+
+
+def test_inherited_errors_are_told_apart_from_introduced_ones():
+    rule = claims.rounds_to(2)
+    # the step is right given the source's own (wrong) input, wrong against the true value
+    assert claims.verdict(0.37, 0.3542, rule, from_source=0.3701) == "inherited"
+    assert claims.verdict(0.41, 0.3542, rule, from_source=0.3701) == "wrong"
+    assert claims.verdict(0.35, 0.3542, rule, from_source=0.3701) == "agrees"
+
+
+def test_agreement_by_construction_is_not_counted_as_agreement():
+    audit = claims.Audit()
+    audit.check(
+        "003", "decoder W_Q reproduces the printed Q", claimed=1.0, computed=1.0, rule=claims.equal(), by_construction=True
+    )
+    assert audit.counts() == {"agrees by construction": 1}
+
+
+def test_audit_prints_rule_and_verdict_and_counts():
+    audit = tl.claims.Audit("Document 000")
+    audit.check("000 §2.2.3", "the Transformer's d_k is 512", claimed=512, computed=64, rule=claims.equal())
+    audit.check("000 §2.2.3", "dot product faster (at least 5x)", computed=7.25, rule=claims.at_least(5))
+    audit.unsourced("004", "a figure with no source", reason="no derivation or citation given")
+    audit.assumed("003 step 6", "a gradient of ones", reason="the source says it assumes it")
+    text = str(audit)
+    assert "claimed 512 · computed 64 · rule: equal  ->  wrong" in text
+    assert "computed 7.25 · rule: >= 5  ->  agrees" in text
+    assert "unsourced: no derivation or citation given" in text
+    assert text.endswith("verdicts: 1 agrees, 1 wrong, 1 assumed, 1 unsourced")
+    assert [r.claim for r in audit.where("wrong")] == ["the Transformer's d_k is 512"]
+    assert len(audit) == 4
+    assert all(len(line) <= 88 for line in text.splitlines())
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="close needs"):
+        claims.close()
+    with pytest.raises(ValueError, match="digits must be"):
+        claims.rounds_to(-1)
+    with pytest.raises(TypeError, match=r"rule must be a tl\.claims\.Rule"):
+        claims.verdict(1, 1, "equal")
+    with pytest.raises(TypeError, match="claimed must be a real number"):
+        claims.verdict("0.5", 0.5, claims.close(abs=0.1))
+    with pytest.raises(ValueError, match="needs a reason"):
+        claims.Audit().unsourced("000", "x", reason=" ")
+    with pytest.raises(ValueError, match="word must be one of"):
+        claims.Audit().where("correct")

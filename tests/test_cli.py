@@ -21,8 +21,10 @@ def _losses(folder: Path) -> list[float]:
 
 def test_cli_trains_evaluates_checkpoints_and_resumes(tmp_path, capsys):
     main(["--task", "reverse", "--steps", "6", "--eval-every", "3", "--out", str(tmp_path / "whole"), "--dropout", "0.1", *TINY])
-    out = capsys.readouterr().out
-    assert out.startswith("summary: task=reverse steps=6 ") and "exact_match=" in out and out.count("\n") == 1
+    lines = capsys.readouterr().out.splitlines()  # stdout is not a terminal here: one line per evaluation
+    assert len(lines) == 3 and lines[0].startswith("eval: step=3 held_out_loss=") and lines[1].startswith("eval: step=6 ")
+    assert lines[2].startswith("summary: task=reverse steps=6 ") and "exact_match=" in lines[2]
+    assert lines[1].split()[2] == lines[2].split()[5]  # the summary repeats the last evaluation's held_out_loss
     whole = json.loads((tmp_path / "whole" / "history.json").read_text())
     assert [e["step"] for e in whole["evals"]] == [3, 6] and set(whole["evals"][0]) == {"step", "loss", "accuracy"}
     assert (tmp_path / "whole" / "checkpoint.pt").is_file()
@@ -42,6 +44,82 @@ def test_cli_rejects_an_unknown_task(capsys):
     with pytest.raises(SystemExit):
         main(["--task", "parity", "--steps", "1", "--out", "unused"])
     assert "invalid choice: 'parity'" in capsys.readouterr().err
+
+
+BAD_ARGUMENTS = [
+    # (extra arguments, the flag the error must name, a phrase of the reason)
+    (["--steps", "0"], "--steps", "must be an integer >= 1, got 0"),  # was a summary with nan losses
+    (["--steps", "-3"], "--steps", "got -3"),
+    (["--steps", "two"], "--steps", "got 'two'"),
+    (["--heads", "3"], "--heads", "must divide --d-model=64"),  # was a traceback from TransformerConfig
+    (["--d-model", "15", "--heads", "3"], "--d-model", "(sinusoidal positions come in sin/cos pairs), got 15"),  # was a traceback
+    (["--batch-tokens", "4"], "--batch-tokens", "at least 11, got 4"),  # was a traceback from BatchStream
+    (["--batch-tokens", "0"], "--batch-tokens", "got 0"),
+    (["--eval-every", "0"], "--eval-every", "got 0"),  # was a traceback from train
+    (["--eval-examples", "0"], "--eval-examples", "got 0"),
+    (["--checkpoint-every", "0"], "--checkpoint-every", "got 0"),
+    (["--d-ff", "0"], "--d-ff", "got 0"),
+    (["--layers", "0"], "--layers", "got 0"),  # was accepted: a model with no layers
+    (["--dropout", "1"], "--dropout", "in [0, 1), got 1"),
+    (["--dropout", "nan"], "--dropout", "got nan"),
+    (["--smoothing", "-0.1"], "--smoothing", "got -0.1"),
+    (["--warmup", "0"], "--warmup", "got 0"),
+    (["--lr-factor", "0"], "--lr-factor", "got 0"),
+    (["--clip", "-1"], "--clip", "got -1"),
+    (["--threads", "0"], "--threads", "got 0"),
+    (["--seed", "-1"], "--seed", "got -1"),
+]
+
+
+@pytest.mark.parametrize(("extra", "flag", "reason"), BAD_ARGUMENTS, ids=[" ".join(e) for e, _, _ in BAD_ARGUMENTS])
+def test_bad_argument_is_a_one_line_error_naming_the_flag(tmp_path, capsys, extra, flag, reason):
+    with pytest.raises(SystemExit) as info:
+        main(["--task", "dates", "--steps", "5", "--out", str(tmp_path / "run"), "--no-progress", *extra])
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1, captured.err
+    assert captured.err.startswith(f"python -m transformer_lib.train: error: argument {flag}: ")
+    assert reason in captured.err
+    assert not (tmp_path / "run").exists()  # nothing was trained or written
+
+
+def test_out_must_be_a_folder(tmp_path, capsys):
+    file = tmp_path / "taken"
+    file.write_text("")
+    with pytest.raises(SystemExit):
+        main(["--task", "copy", "--steps", "1", "--out", str(file)])
+    assert "argument --out: must be a folder" in capsys.readouterr().err
+
+
+def test_resuming_a_finished_run_is_an_error_not_a_nan_summary(tmp_path, capsys):
+    main(["--task", "copy", "--steps", "2", "--out", str(tmp_path), *TINY])
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["--task", "copy", "--steps", "2", "--out", str(tmp_path), "--resume", *TINY])
+    captured = capsys.readouterr()
+    assert "argument --steps: the checkpoint in" in captured.err and "is at step 2" in captured.err
+    assert "nan" not in captured.out
+
+
+def test_help_shows_the_defaults(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # undo argparse's line wrapping
+    for default in ("(default: 1000)", "(default: 64)", "(default: 0.1)", "(default: 200)", "(default: 0.3)"):
+        assert default in text
+    assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def test_command_line_errors_in_a_fresh_process():
+    """What a reader sees in a shell: one line on stderr, exit status 2, no traceback."""
+    for extra in (["--steps", "0"], ["--heads", "3", "--steps", "5"], ["--batch-tokens", "4", "--steps", "5"]):
+        command = [sys.executable, "-m", "transformer_lib.train", "--task", "dates", "--out", "unused", *extra]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+        assert f"argument {extra[0]}:" in result.stderr
 
 
 @pytest.mark.slow

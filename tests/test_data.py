@@ -203,3 +203,21 @@ def test_task_and_config_mismatch():
         task.batches(500, max_len=8)
     with pytest.raises(ValueError, match=r"name must be one of"):
         tl.make_task("parity")
+
+
+def test_task_names_stay_reachable_from_data():
+    """The tasks moved to transformer_lib.tasks; chapters that say tl.data.<name> keep working."""
+    from transformer_lib import tasks
+
+    for name in tasks.__all__:
+        assert getattr(data, name) is getattr(tasks, name), name
+    from transformer_lib.data import make_task, number_words  # from-imports go through the same hook
+
+    assert make_task is tasks.make_task and number_words is tasks.number_words
+    assert tl.make_task is tasks.make_task
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_task'"):
+        data.no_such_task  # noqa: B018
+    # batching does not depend on the tasks: a stream yields data.Batch objects
+    assert isinstance(next(tl.make_task("copy").batches(64)), data.Batch)
+    with pytest.raises(TypeError, match="task must be a Task"):
+        data.BatchStream(object(), 64)

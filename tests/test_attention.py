@@ -71,8 +71,8 @@ def test_fast_and_explicit_paths_agree(masking):
     mha = tl.MultiHeadAttention(32, 4).double()
     x = torch.randn(3, 6, 32, dtype=torch.float64)
     mask = {"none": None, "causal": tl.causal_mask(6), "padding": torch.rand(3, 1, 1, 6) > 0.3}[masking]
-    fast, _ = mha(x, x, x, mask=mask, need_weights=False)
-    explicit, _ = mha(x, x, x, mask=mask, need_weights=True)
+    fast, _ = mha(x, x, x, mask=mask, kernel="fused")
+    explicit, _ = mha(x, x, x, mask=mask, kernel="explicit")
     torch.testing.assert_close(fast, explicit, atol=1e-10, rtol=1e-10)
 
 
@@ -127,3 +127,35 @@ def test_additive_attention_masks():
     mask = torch.tensor([[[True, False, True], [False, False, False]]])
     out, weights = attn(q, k, v, mask)
     assert weights[0, 0, 1] == 0 and (weights[0, 1] == 0).all() and (out[0, 1] == 0).all()
+
+
+@pytest.mark.parametrize("kernel", [None, "explicit"])
+def test_need_weights_does_not_change_the_output(kernel):
+    """Old: need_weights=True switched the fused kernel to the explicit one; now the kernel is chosen apart."""
+    torch.manual_seed(0)
+    mha = tl.MultiHeadAttention(64, 4) if kernel is None else tl.MultiHeadAttention(64, 4, kernel=kernel)
+    mha.eval()
+    x = torch.randn(3, 11, 64)
+    mask = torch.rand(3, 1, 1, 11) > 0.3
+    without, none = mha(x, x, x, mask=mask)
+    with_weights, weights = mha(x, x, x, mask=mask, need_weights=True)
+    assert none is None and torch.equal(without, with_weights)
+    explicit_weights = tl.masked_softmax(
+        mha.split_heads(mha.q_proj(x)) @ mha.split_heads(mha.k_proj(x)).transpose(-2, -1) / 4.0, mask
+    )  # d_k = 16
+    torch.testing.assert_close(weights, explicit_weights)
+    assert weights.shape == (3, 4, 11, 11)
+
+
+def test_kernel_choice_and_bad_input():
+    mha = tl.MultiHeadAttention(16, 2).double()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    fused, _ = mha(x, x, x)
+    explicit, _ = mha(x, x, x, kernel="explicit")
+    torch.testing.assert_close(fused, explicit, atol=1e-12, rtol=0)
+    with pytest.raises(ValueError, match=r"kernel must be one of 'fused', 'explicit', got 'flash'"):
+        tl.MultiHeadAttention(16, 2, kernel="flash")
+    with pytest.raises(ValueError, match=r"kernel must be one of 'fused', 'explicit', got 'fast'"):
+        mha(x, x, x, kernel="fast")
+    with pytest.raises(TypeError, match=r"d_model must be an int, got float \(16.0\)"):
+        tl.MultiHeadAttention(16.0, 4)

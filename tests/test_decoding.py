@@ -24,10 +24,10 @@ class TableModel(nn.Module):
         self.table, self.vocab_size = table, vocab_size
         self.output_projection = nn.Identity()
 
-    def encode(self, src, src_mask=None):
+    def encode(self, src, *, src_mask=None):
         return src[..., None].float()  # (B, S, 1): lets decode read the source
 
-    def decode(self, tgt, memory, src_mask=None, tgt_mask=None):
+    def decode(self, tgt, memory, *, src_mask=None, tgt_mask=None):
         out = torch.full((*tgt.shape, self.vocab_size), -1e4)
         for b in range(tgt.shape[0]):
             key = int(memory[b, 0, 0])
@@ -90,7 +90,7 @@ def _reference_greedy(model, src_row, max_len):
 
 def test_greedy_equals_unbatched_reference(model, src):
     model.train()
-    out = tl.greedy_decode(model, src, 10, BOS, EOS)
+    out = tl.greedy_decode(model, src, 10, BOS, EOS, src_mask=tl.padding_mask(src, PAD))
     assert model.training  # mode restored
     model.eval()
     expected = [_reference_greedy(model, row, 10) for row in src]
@@ -135,13 +135,14 @@ def test_beam_search_batched_over_sources():
 @pytest.mark.parametrize("alpha", [0.0, 0.6])
 def test_beam_size_one_is_greedy(model, src, alpha):
     model.eval()
-    greedy = tl.greedy_decode(model, src, 10, BOS, EOS)
-    assert torch.equal(tl.beam_search(model, src, 10, BOS, EOS, beam_size=1, length_penalty=alpha), greedy)
+    mask = tl.padding_mask(src, PAD)
+    greedy = tl.greedy_decode(model, src, 10, BOS, EOS, src_mask=mask)
+    assert torch.equal(tl.beam_search(model, src, 10, BOS, EOS, beam_size=1, length_penalty=alpha, src_mask=mask), greedy)
 
 
 def test_beam_search_batched_equals_one_by_one(model, src):
     model.eval()
-    batched = tl.beam_search(model, src, 8, BOS, EOS, beam_size=3)
+    batched = tl.beam_search(model, src, 8, BOS, EOS, beam_size=3, src_mask=tl.padding_mask(src, PAD))
     for b in range(src.shape[0]):
         row = src[b][src[b] != PAD][None]
         assert _trim(batched[b]) == _trim(tl.beam_search(model, row, 8, BOS, EOS, beam_size=3)[0])
@@ -149,9 +150,11 @@ def test_beam_search_batched_equals_one_by_one(model, src):
 
 def test_beam_search_scores_at_least_greedy_on_the_random_model(model, src):
     model.eval()
-    greedy = tl.greedy_decode(model, src, 8, BOS, EOS)
-    beam = tl.beam_search(model, src, 8, BOS, EOS, beam_size=4, length_penalty=0.0)
-    gain = tl.sequence_log_prob(model, src, beam, BOS, EOS) - tl.sequence_log_prob(model, src, greedy, BOS, EOS)
+    mask = tl.padding_mask(src, PAD)
+    greedy = tl.greedy_decode(model, src, 8, BOS, EOS, src_mask=mask)
+    beam = tl.beam_search(model, src, 8, BOS, EOS, beam_size=4, length_penalty=0.0, src_mask=mask)
+    gain = (tl.sequence_log_prob(model, src, beam, BOS, EOS, src_mask=mask)
+            - tl.sequence_log_prob(model, src, greedy, BOS, EOS, src_mask=mask))
     assert bool((gain > -1e-5).all())
 
 
@@ -222,17 +225,49 @@ def test_sampling_stops_each_sequence_at_eos():
 def test_decoding_bad_input(model, lm, src):
     with pytest.raises(ValueError, match=r"max_len=21 is longer than the model's positional table \(config.max_len=20\)"):
         tl.greedy_decode(model, src, 21, BOS, EOS)
-    with pytest.raises(ValueError, match=r"beam_size must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"beam_size must be a positive int, got 0"):
         tl.beam_search(model, src, 5, BOS, EOS, beam_size=0)
     with pytest.raises(ValueError, match=r"beam_size=13 is larger than the vocabulary \(12 tokens\)"):
         tl.beam_search(model, src, 5, BOS, EOS, beam_size=13)
-    with pytest.raises(ValueError, match=r"length_penalty must be a number >= 0"):
+    with pytest.raises(ValueError, match=r"length_penalty must be >= 0, got -1.0"):
         tl.beam_search(model, src, 5, BOS, EOS, length_penalty=-1.0)
     with pytest.raises(TypeError, match=r"src must hold integer token ids"):
         tl.greedy_decode(model, src.float(), 5, BOS, EOS)
-    with pytest.raises(ValueError, match=r"temperature must be a number > 0, got 0"):
+    with pytest.raises(ValueError, match=r"temperature must be > 0, got 0"):
         tl.sample(lm, src[:, :2], 3, temperature=0)
     with pytest.raises(ValueError, match=r"prompt length 2 \+ max_new_tokens=23 exceeds"):
         tl.sample(lm, src[:, :2] % 10, 23)
     with pytest.raises(TypeError, match=r"model must be an encoder-decoder"):
         tl.greedy_decode(lm, src, 5, BOS, EOS)
+
+
+def test_src_mask_none_means_no_mask_in_every_decoder(model, src):
+    """Failed on the old code: greedy_decode, beam_search and sequence_log_prob built padding_mask(src) for None,
+    while Transformer.forward reads None as "no mask". Now None means no mask everywhere."""
+    model.eval()
+    out = tl.greedy_decode(model, src, 10, BOS, EOS)  # src is padded, and no mask is given
+    with torch.no_grad():  # the definition: the model called on the padded rows, with no mask
+        for b in range(src.shape[0]):
+            tgt = [BOS]
+            for _ in range(10):
+                tgt.append(int(model(src[b : b + 1], torch.tensor([tgt]))[0, -1].argmax()))
+                if tgt[-1] == EOS:
+                    break
+            assert _trim(out[b]) == tgt[1:]
+    masked = tl.greedy_decode(model, src, 10, BOS, EOS, src_mask=tl.padding_mask(src, PAD))
+    assert not torch.equal(masked, out)  # the mask matters for this padded batch, so the test can fail
+    beam = tl.beam_search(model, src, 8, BOS, EOS, beam_size=1)
+    assert torch.equal(beam, tl.greedy_decode(model, src, 8, BOS, EOS))
+    with torch.no_grad():
+        tgt_in = torch.cat([torch.full((6, 1), BOS), out[:, :-1]], dim=1)
+        log_p = model(src, tgt_in).log_softmax(-1).gather(-1, out[..., None]).squeeze(-1)
+    counted = (torch.cumsum((out == EOS).long(), 1) - (out == EOS).long()) == 0
+    torch.testing.assert_close(tl.sequence_log_prob(model, src, out, BOS, EOS), (log_p * counted).sum(1))
+
+
+def test_decoder_arguments_after_eos_id_are_keyword_only(model, src):
+    """Failed on the old code, where src_mask was the sixth positional argument."""
+    with pytest.raises(TypeError):
+        tl.greedy_decode(model, src, 5, BOS, EOS, tl.padding_mask(src, PAD))
+    with pytest.raises(TypeError):
+        tl.beam_search(model, src, 5, BOS, EOS, 4)

@@ -60,11 +60,9 @@ def test_decoder_stack_never_sees_the_future(case):
     memory = torch.randn(2, 3, config.d_model, dtype=torch.float64)
     changed = x.detach().clone()
     changed[:, t + 1 :] = torch.randn(2, T - t - 1, config.d_model, dtype=torch.float64)
-    if explicit:  # the explicit path (need_weights=True) instead of the fused kernel
-        with tl.capture_attention(decoder):
-            out, out_changed = decoder(x, memory), decoder(changed, memory)
-    else:
-        out, out_changed = decoder(x, memory), decoder(changed, memory)
+    if explicit:  # the explicit kernel instead of the fused one
+        tl.model.set_attention_kernel(decoder, "explicit")
+    out, out_changed = decoder(x, memory), decoder(changed, memory)
     torch.testing.assert_close(out[:, : t + 1], out_changed[:, : t + 1], atol=1e-12, rtol=0)
     out[:, t].sum().backward()
     assert (x.grad[:, t + 1 :] == 0).all()  # exactly zero, not merely small
@@ -80,17 +78,17 @@ def test_full_model_with_padding_is_causal_and_ignores_source_padding(case):
     src = _right_padded(g, 3, 5)
     tgt = _right_padded(g, 3, T)
     src_mask = tl.padding_mask(src, PAD)
-    logits = model(src, tgt, src_mask, tl.decoder_mask(tgt, PAD))
+    logits = model(src, tgt, src_mask=src_mask, tgt_mask=tl.decoder_mask(tgt, PAD))
 
     # 1. new target tokens after t (padding included) change nothing at positions <= t
     changed = tgt.clone()
     changed[:, t + 1 :] = torch.randint(0, VOCAB, (3, T - t - 1), generator=g)
-    logits_changed = model(src, changed, src_mask, tl.decoder_mask(changed, PAD))
+    logits_changed = model(src, changed, src_mask=src_mask, tgt_mask=tl.decoder_mask(changed, PAD))
     torch.testing.assert_close(logits[:, : t + 1], logits_changed[:, : t + 1], atol=1e-12, rtol=0)
 
     # 2. other tokens in the padded source slots (same mask) change nothing anywhere
     other_src = torch.where(src == PAD, torch.randint(1, VOCAB, src.shape, generator=g), src)
-    logits_other = model(other_src, tgt, src_mask, tl.decoder_mask(tgt, PAD))
+    logits_other = model(other_src, tgt, src_mask=src_mask, tgt_mask=tl.decoder_mask(tgt, PAD))
     torch.testing.assert_close(logits, logits_other, atol=1e-12, rtol=0)
 
 
@@ -104,8 +102,8 @@ def test_decoder_only_lm_is_causal_with_padding(case, positional):
     tokens = _right_padded(g, 3, T)
     changed = tokens.clone()
     changed[:, t + 1 :] = torch.randint(0, VOCAB, (3, T - t - 1), generator=g)
-    a = lm(tokens, tl.decoder_mask(tokens, PAD))
-    b = lm(changed, tl.decoder_mask(changed, PAD))
+    a = lm(tokens, mask=tl.decoder_mask(tokens, PAD))
+    b = lm(changed, mask=tl.decoder_mask(changed, PAD))
     torch.testing.assert_close(a[:, : t + 1], b[:, : t + 1], atol=1e-12, rtol=0)
 
 
@@ -127,34 +125,61 @@ def test_a_prefix_gives_the_same_logits_as_the_whole_sequence(case):
     torch.testing.assert_close(lm(tgt[:, : t + 1]), lm(tgt)[:, : t + 1], atol=1e-12, rtol=0)
 
 
-def _leak(model, src, tgt, t, tgt_mask_of):
+def _leak(model, src, tgt, t, tgt_mask_of, causal=True):
     """Largest change of the logits at positions <= t when the tokens after t change."""
     changed = tgt.clone()
     changed[:, t + 1 :] = (changed[:, t + 1 :] + 1) % (VOCAB - 1) + 1  # every later token changes, none is PAD
+    opt_out = {} if causal else {"causal": False}
     with torch.no_grad():
-        a = model(src, tgt, None, tgt_mask_of(tgt))
-        b = model(src, changed, None, tgt_mask_of(changed))
+        a = model(src, tgt, tgt_mask=tgt_mask_of(tgt), **opt_out)
+        b = model(src, changed, tgt_mask=tgt_mask_of(changed), **opt_out)
     return (a[:, : t + 1] - b[:, : t + 1]).abs().max().item()
 
 
-@pytest.mark.parametrize(
-    ("name", "tgt_mask_of", "leaks"),
-    [
-        ("default (None = causal)", lambda tgt: None, False),
-        ("decoder_mask", lambda tgt: tl.decoder_mask(tgt, PAD), False),
-        ("no mask at all", lambda tgt: torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool), True),
-        ("padding mask only", lambda tgt: tl.padding_mask(tgt, PAD), True),
-        ("inverted causal mask", lambda tgt: ~tl.causal_mask(tgt.shape[1]), True),
-    ],
-)
-def test_the_leak_test_catches_a_missing_or_inverted_mask(name, tgt_mask_of, leaks):
-    """A negative control: the property above is not vacuous."""
+MASKS = {
+    "None": lambda tgt: None,
+    "decoder_mask": lambda tgt: tl.decoder_mask(tgt, PAD),
+    "all True": lambda tgt: torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool),
+    "padding mask only": lambda tgt: tl.padding_mask(tgt, PAD),
+    "inverted causal mask": lambda tgt: ~tl.causal_mask(tgt.shape[1]),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKS))
+def test_the_decoder_is_causal_whatever_tgt_mask_it_is_given(name):
+    """The trap of issue 9: a padding mask as tgt_mask used to replace the causal mask (this failed)."""
     torch.manual_seed(0)
     model = tl.Transformer(_config()).double().eval()
     src = torch.randint(1, VOCAB, (2, 4))
     tgt = torch.randint(1, VOCAB, (2, 6))
-    leak = max(_leak(model, src, tgt, t, tgt_mask_of) for t in range(5))
+    leak = max(_leak(model, src, tgt, t, MASKS[name]) for t in range(5))
+    assert leak < 1e-12, f"{name}: leak {leak:.2e}"
+
+
+@pytest.mark.parametrize(
+    ("name", "leaks"),
+    [("None", True), ("decoder_mask", False), ("all True", True), ("padding mask only", True), ("inverted causal mask", True)],
+)
+def test_the_leak_test_catches_a_missing_or_inverted_mask(name, leaks):
+    """A negative control with the named opt-out causal=False: the property above is not vacuous."""
+    torch.manual_seed(0)
+    model = tl.Transformer(_config()).double().eval()
+    src = torch.randint(1, VOCAB, (2, 4))
+    tgt = torch.randint(1, VOCAB, (2, 6))
+    leak = max(_leak(model, src, tgt, t, MASKS[name], causal=False) for t in range(5))
     assert (leak > 1e-6) == leaks, f"{name}: leak {leak:.2e}"
+
+
+def test_decoder_only_lm_is_causal_with_a_padding_mask():
+    """Failed on the old code: DecoderOnlyLM used a given mask instead of adding it to the causal one."""
+    torch.manual_seed(0)
+    lm = tl.DecoderOnlyLM(_config()).double().eval()
+    tokens = torch.randint(1, VOCAB, (2, 6))
+    changed = tokens.clone()
+    changed[:, 3:] = (changed[:, 3:] + 1) % (VOCAB - 1) + 1
+    a = lm(tokens, mask=tl.padding_mask(tokens, PAD))
+    b = lm(changed, mask=tl.padding_mask(changed, PAD))
+    torch.testing.assert_close(a[:, :3], b[:, :3], atol=1e-12, rtol=0)
 
 
 @settings(max_examples=25, deadline=None)

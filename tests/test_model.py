@@ -119,3 +119,77 @@ def test_format_table_and_rounded():
         tl.format_table(["a", "b"], [[1]])
     assert tl.rounded(-0.00001, 3) == 0.0 and str(tl.rounded(-0.00001, 3)) == "0.0"
     assert tl.rounded({"a": [1.23456]}, 2) == {"a": [1.23]}
+
+
+# --- the traps of issue 9 (each failed on the old code) -------------------------------
+
+
+def test_capture_attention_does_not_change_the_output_bit_for_bit():
+    """Old: capture_attention switched every module to the explicit kernel (float32 outputs moved ~1e-7)."""
+    torch.manual_seed(0)
+    model = tl.Transformer(tl.TransformerConfig.tiny(dropout=0.0, d_model=64, n_heads=4, d_ff=128)).eval()
+    src, tgt = torch.randint(1, 32, (4, 9)), torch.randint(1, 32, (4, 7))
+    with torch.no_grad():
+        plain = model(src, tgt, src_mask=tl.padding_mask(src, 0))
+        with tl.capture_attention(model) as maps:
+            captured = model(src, tgt, src_mask=tl.padding_mask(src, 0))
+    assert torch.equal(plain, captured)
+    assert len(maps) == 6
+    explicit = tl.model.set_attention_kernel(model, "explicit")
+    with torch.no_grad():
+        torch.testing.assert_close(explicit(src, tgt, src_mask=tl.padding_mask(src, 0)), plain, atol=1e-5, rtol=1e-5)
+
+
+def test_masks_are_keyword_only_everywhere():
+    """Old: Transformer.decode(tgt, memory, src_mask, tgt_mask) passed them on as Decoder(x, memory, tgt_mask,
+    memory_mask): two masks swapped by position with S == T raised nothing."""
+    config = tl.TransformerConfig.tiny(dropout=0.0)
+    model = tl.Transformer(config).eval()
+    src, tgt = torch.randint(1, 32, (2, 5)), torch.randint(1, 32, (2, 5))
+    mask = tl.padding_mask(src, 0)
+    memory = model.encode(src)
+    x = torch.randn(2, 5, config.d_model)
+    calls = {
+        "Transformer.forward": lambda: model(src, tgt, mask),
+        "Transformer.encode": lambda: model.encode(src, mask),
+        "Transformer.decode": lambda: model.decode(tgt, memory, mask),
+        "Encoder.forward": lambda: model.encoder(x, mask),
+        "Decoder.forward": lambda: model.decoder(x, memory, mask),
+        "EncoderLayer.forward": lambda: model.encoder.layers[0](x, mask),
+        "DecoderLayer.forward": lambda: model.decoder.layers[0](x, memory, mask),
+        "MultiHeadAttention.forward": lambda: model.encoder.layers[0].self_attn(x, x, x, mask),
+        "DecoderOnlyLM.forward": lambda: tl.DecoderOnlyLM(config)(tgt, mask),
+        "EncoderOnlyLM.forward": lambda: tl.EncoderOnlyLM(config)(tgt, mask),
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError, match=r"positional argument"):
+            call()
+        assert name
+
+
+def test_decoder_combines_a_padding_tgt_mask_with_the_causal_mask():
+    """Old: Decoder applied the causal mask only when tgt_mask was None (chapter 5 printed LEAKS for this)."""
+    torch.manual_seed(0)
+    model = tl.Transformer(tl.TransformerConfig.tiny(dropout=0.0)).double().eval()
+    src, tgt = torch.randint(1, 32, (2, 5)), torch.randint(1, 32, (2, 6))
+    tgt_mask = tl.padding_mask(tgt, 0)
+    reference = model(src, tgt, tgt_mask=tl.decoder_mask(tgt, 0))
+    torch.testing.assert_close(model(src, tgt, tgt_mask=tgt_mask), reference, rtol=0, atol=0)
+    leaky = model(src, tgt, tgt_mask=tgt_mask, causal=False)
+    assert not torch.allclose(leaky, reference)  # the named opt-out does what it says
+    with pytest.raises(TypeError, match=r"causal must be a bool"):
+        model(src, tgt, causal=1)
+
+
+def test_one_output_projection_helper_ties_every_model():
+    config = tl.TransformerConfig.tiny(share_embeddings=True)
+    for model, embedding in [
+        (tl.Transformer(config), "tgt_embed"), (tl.DecoderOnlyLM(config), "embed"),
+        (tl.EncoderOnlyLM(config), "embed"), (tl.SpeechTransformer(config, n_features=4), "tgt_embed"),
+    ]:
+        assert model.output_projection.weight is getattr(model, embedding).weight
+        assert model.output_projection.bias is None
+    untied = tl.DecoderOnlyLM(config.replace(share_embeddings=False))
+    assert untied.output_projection.weight is not untied.embed.weight
+    with pytest.raises(ValueError, match=r"tie_to must have a \(7, 64\) weight to tie, got \(32, 64\)"):
+        tl.model.output_projection(64, 7, tie_to=untied.embed)

@@ -83,11 +83,11 @@ def test_encoder_layer_equals_torch(dtype, norm_first, activation):
     theirs = tl.interop.to_torch_encoder_layer(ours).eval()
     src, _, key_is_real = _inputs(dtype)
     mask = key_is_real[:, None, None, :]
-    out = ours(src, mask)
+    out = ours(src, mask=mask)
     expected = theirs(src, src_key_padding_mask=tl.to_key_padding_mask(mask))
     _close(out, expected, dtype)
     back = tl.interop.from_torch_encoder_layer(theirs).eval()
-    _close(back(src, mask), expected, dtype)
+    _close(back(src, mask=mask), expected, dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
@@ -98,7 +98,7 @@ def test_decoder_layer_equals_torch(dtype, norm_first):
     memory, tgt, key_is_real = _inputs(dtype)
     memory_mask = key_is_real[:, None, None, :]
     tgt_mask = tl.causal_mask(T)
-    out = ours(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask)
+    out = ours(tgt, memory, tgt_mask=tgt_mask, src_mask=memory_mask)
     expected = theirs(
         tgt,
         memory,
@@ -107,7 +107,7 @@ def test_decoder_layer_equals_torch(dtype, norm_first):
     )
     _close(out, expected, dtype)
     back = tl.interop.from_torch_decoder_layer(theirs).eval()
-    _close(back(tgt, memory, tgt_mask, memory_mask), expected, dtype)
+    _close(back(tgt, memory, tgt_mask=tgt_mask, src_mask=memory_mask), expected, dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
@@ -123,10 +123,10 @@ def test_encoder_and_decoder_stacks_equal_torch(dtype, norm_first):
     assert (torch_encoder.norm is None) == (not norm_first)  # the paper's Post-LN stack has no final norm
     src, tgt, key_is_real = _inputs(dtype)
     src_mask = key_is_real[:, None, None, :]
-    memory = encoder(src, src_mask)
+    memory = encoder(src, src_mask=src_mask)
     expected_memory = torch_encoder(src, src_key_padding_mask=tl.to_key_padding_mask(src_mask))
     _close(memory, expected_memory, dtype)
-    out = decoder(tgt, memory, memory_mask=src_mask)  # default tgt_mask: causal
+    out = decoder(tgt, memory, src_mask=src_mask)  # always causal
     expected = torch_decoder(
         tgt,
         expected_memory,
@@ -141,7 +141,7 @@ def test_gradients_equal_torch():
     theirs = tl.interop.to_torch_encoder_layer(ours)
     x = torch.randn(2, 6, D, dtype=torch.float64)
     mask = tl.causal_mask(6)
-    ours(x, mask).square().sum().backward()
+    ours(x, mask=mask).square().sum().backward()
     theirs(x, src_mask=tl.to_torch_attn_mask(mask)).square().sum().backward()
     expected_q = theirs.self_attn.in_proj_weight.grad[:D]
     torch.testing.assert_close(ours.self_attn.q_proj.weight.grad, expected_q, atol=1e-10, rtol=1e-10)

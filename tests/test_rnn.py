@@ -230,9 +230,9 @@ def test_seq2seq_ignores_padding_after_the_source():
     tgt = torch.randint(1, 10, (2, 3))
     padded = torch.cat([src, torch.zeros(2, 3, dtype=torch.long)], dim=1)
     expected = model(src, tgt)
-    logits = model(padded, tgt, tl.padding_mask(padded, pad_id=0))
+    logits = model(padded, tgt, src_mask=tl.padding_mask(padded, pad_id=0))
     _close(logits, expected, torch.float64)
-    _, weights = model.decode_with_attention(tgt, model.encode(padded), tl.padding_mask(padded, 0))
+    _, weights = model.decode_with_attention(tgt, model.encode(padded), src_mask=tl.padding_mask(padded, 0))
     assert torch.equal(weights[..., 4:], torch.zeros(2, 3, 3, dtype=torch.float64))
 
 
@@ -244,11 +244,11 @@ def test_seq2seq_bad_input():
     with pytest.raises(TypeError, match="integer token ids"):
         model(src.float(), tgt)
     with pytest.raises(TypeError, match=r"torch\.bool"):
-        model(src, tgt, torch.ones(2, 1, 1, 4))
+        model(src, tgt, src_mask=torch.ones(2, 1, 1, 4))
     with pytest.raises(ValueError, match="broadcastable"):
-        model(src, tgt, torch.ones(2, 1, 1, 5, dtype=torch.bool))
+        model(src, tgt, src_mask=torch.ones(2, 1, 1, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="at least one real source token"):
-        model(src, tgt, torch.zeros(2, 1, 1, 4, dtype=torch.bool))
+        model(src, tgt, src_mask=torch.zeros(2, 1, 1, 4, dtype=torch.bool))
     with pytest.raises(ValueError, match="share the batch size"):
         model.decode(tgt[:1], model.encode(src))
     with pytest.raises(ValueError, match="tgt_vocab_size must be a positive int"):

@@ -37,7 +37,7 @@ def test_encoder_only_lm_padding_mask_hides_padded_positions():
     other = torch.where(tokens == 0, torch.tensor(9), tokens)  # new tokens in the padded slots only
     mask = tl.padding_mask(tokens, 0)
     real = tokens != 0
-    torch.testing.assert_close(model(tokens, mask)[real], model(other, mask)[real], rtol=0, atol=1e-12)
+    torch.testing.assert_close(model(tokens, mask=mask)[real], model(other, mask=mask)[real], rtol=0, atol=1e-12)
     assert not torch.allclose(model(tokens)[real], model(other)[real])
 
 

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_mask, check_tensor
+from ._checks import check_bool, check_choice, check_fraction, check_mask, check_positive_int, check_tensor
 
 
 def masked_softmax(scores: Tensor, mask: Tensor | None) -> Tensor:
@@ -125,6 +125,9 @@ class AdditiveAttention(nn.Module):
         return weights @ value, weights  # (B, Tq, d_v)
 
 
+KERNELS = ("fused", "explicit")
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention: h scaled dot-product attentions in subspaces of width d_model / h.
 
@@ -137,34 +140,42 @@ class MultiHeadAttention(nn.Module):
         n_heads: H; D must be divisible by H.
         dropout: dropout on the attention weights (training mode only).
         bias: whether the four projections have biases.
+        kernel: how softmax(Q K^T / sqrt(d_k)) V is computed: ``"fused"``
+            (``F.scaled_dot_product_attention``, the default) or ``"explicit"``
+            (:func:`scaled_dot_product_attention`, every step written out). The
+            two agree to rounding (1e-10 in float64, about 1e-6 in float32, tested);
+            they differ in memory (the explicit one stores the (B, H, Tq, Tk) weights)
+            and in last float32 digits, so pick one and keep it.
+
+    Forward: ``forward(query, key, value, *, mask=None, need_weights=False, kernel=None)``.
+        mask: boolean, True = may attend, broadcastable to (B, H, Tq, Tk).
+        need_weights: also return the per-head weights (before dropout). The output
+            does NOT depend on it: with the fused kernel the weights are computed
+            beside it, so ``tl.capture_attention`` never changes a model's numbers.
+        kernel: overrides the module's ``kernel`` for this call.
 
     Shape:
-        query (B, Tq, D), key and value (B, Tk, D), mask broadcastable to
-        (B, H, Tq, Tk) -> out (B, Tq, D), weights (B, H, Tq, Tk) or None.
-
-    With ``need_weights=False`` (the default) the attention runs in
-    ``F.scaled_dot_product_attention`` (fused kernels); with ``need_weights=True``
-    it runs the explicit :func:`scaled_dot_product_attention` and returns the
-    per-head weights. Both give the same output (tested to 1e-10 in float64).
+        query (B, Tq, D), key and value (B, Tk, D) -> out (B, Tq, D),
+        weights (B, H, Tq, Tk) or None.
 
     Paper: §3.2.2. Book: chapter 4.
     """
 
-    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True, kernel: str = "fused") -> None:
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads)):
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_positive_int("d_model", d_model)
+        check_positive_int("n_heads", n_heads)
         if d_model % n_heads != 0:
             raise ValueError(
                 f"d_model must be divisible by n_heads: got d_model={d_model}, n_heads={n_heads}"
             )
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
+        check_fraction("dropout", dropout)
+        check_bool("bias", bias)
         self.d_model = d_model
         self.n_heads = n_heads
         self.d_head = d_model // n_heads  # d_k = d_v = D / H
         self.dropout = dropout
+        self.kernel = check_choice("kernel", kernel, KERNELS)
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^Q ... W_h^Q]
         self.k_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^K ... W_h^K]
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^V ... W_h^V]
@@ -183,32 +194,59 @@ class MultiHeadAttention(nn.Module):
         query: Tensor,
         key: Tensor,
         value: Tensor,
+        *,
         mask: Tensor | None = None,
         need_weights: bool = False,
+        kernel: str | None = None,
     ) -> tuple[Tensor, Tensor | None]:
+        kernel = self._check_inputs(query, key, value, mask, kernel)
+        q = self.split_heads(self.q_proj(query))  # (B, H, Tq, Dh)
+        k = self.split_heads(self.k_proj(key))  # (B, H, Tk, Dh)
+        v = self.split_heads(self.v_proj(value))  # (B, H, Tk, Dh)
+        out, weights = self.attend(q, k, v, mask, need_weights, kernel)  # (B, H, Tq, Dh)
+        return self.out_proj(self.merge_heads(out)), weights  # concat heads, then W^O
+
+    def split_heads(self, x: Tensor) -> Tensor:
+        """(B, T, D) -> (B, H, T, D/H): head i reads columns i*D/H ... (i+1)*D/H - 1."""
+        B, T, _ = x.shape
+        return x.view(B, T, self.n_heads, self.d_head).transpose(1, 2)
+
+    def merge_heads(self, x: Tensor) -> Tensor:
+        """(B, H, T, D/H) -> (B, T, D): the heads side by side (Concat)."""
+        B, _, T, _ = x.shape
+        return x.transpose(1, 2).reshape(B, T, self.d_model)
+
+    def attend(
+        self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, need_weights: bool, kernel: str
+    ) -> tuple[Tensor, Tensor | None]:
+        """Attention of every head with the chosen kernel; the weights computed only if asked."""
+        dropout_p = self.dropout if self.training else 0.0
+        if kernel == "explicit":
+            out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
+            return out, (weights if need_weights else None)
+        out = _fused_attention(q, k, v, mask, dropout_p)
+        weights = masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), mask) if need_weights else None
+        return out, weights
+
+    def _check_inputs(
+        self, query: object, key: object, value: object, mask: object, kernel: object
+    ) -> str:
         D, H = self.d_model, self.n_heads
         check_tensor("query", query, f"(B, Tq, D={D})", 3, D)
         check_tensor("key", key, f"(B, Tk, D={D})", 3, D)
         check_tensor("value", value, f"(B, Tk, D={D})", 3, D)
         B, Tq, _ = query.shape
-        Tk = key.shape[1]
         if key.shape != value.shape or key.shape[0] != B:
             raise ValueError(
                 f"key and value must have the same shape (B={B}, Tk, {D}): got "
                 f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
             )
         if mask is not None:
-            check_mask("mask", mask, (B, H, Tq, Tk), "(B, H, Tq, Tk)")
-        q = self.q_proj(query).view(B, Tq, H, self.d_head).transpose(1, 2)  # (B, H, Tq, Dh)
-        k = self.k_proj(key).view(B, Tk, H, self.d_head).transpose(1, 2)  # (B, H, Tk, Dh)
-        v = self.v_proj(value).view(B, Tk, H, self.d_head).transpose(1, 2)  # (B, H, Tk, Dh)
-        dropout_p = self.dropout if self.training else 0.0
-        if need_weights:
-            out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
-        else:
-            out, weights = _fused_attention(q, k, v, mask, dropout_p), None
-        out = out.transpose(1, 2).reshape(B, Tq, D)  # concat heads: (B, Tq, H * Dh)
-        return self.out_proj(out), weights
+            check_mask("mask", mask, (B, H, Tq, key.shape[1]), "(B, H, Tq, Tk)")
+        return self.kernel if kernel is None else check_choice("kernel", kernel, KERNELS)
+
+    def extra_repr(self) -> str:
+        return f"d_model={self.d_model}, n_heads={self.n_heads}, dropout={self.dropout}, kernel={self.kernel!r}"
 
 
 def _fused_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float) -> Tensor:

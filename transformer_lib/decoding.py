@@ -10,7 +10,10 @@ Conventions shared by :func:`greedy_decode` and :func:`beam_search`:
 * the output is as wide as its longest sequence, so (B, <= max_len);
 * ``src`` holds token ids (B, S), or float features (B, S, F) for a model with an
   ``n_features`` attribute whose ``encode`` reads features (``SpeechTransformer``);
-* ``src_mask=None`` means ``padding_mask(src, pad_id)`` for ids, every frame for features;
+* ``src_mask`` (keyword-only) means what it means in ``Transformer.forward``: which
+  source positions may be attended to; ``src_mask=None`` means no mask (every
+  position, padding included). A padded batch needs ``src_mask=padding_mask(src, pad_id)``
+  (``batch.src_mask`` of a :class:`~transformer_lib.data.Batch`);
 * the model runs in eval mode without gradients, and gets its mode back afterwards.
 
 The model never sees a future token: at each step the decoder re-reads the
@@ -30,8 +33,14 @@ from contextlib import contextmanager
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_tensor, check_tokens
-from .masks import padding_mask
+from ._checks import (
+    check_nonnegative,
+    check_nonnegative_int,
+    check_positive,
+    check_positive_int,
+    check_tensor,
+    check_tokens,
+)
 from .model import unwrap
 
 
@@ -47,34 +56,26 @@ def _evaluating(model: nn.Module) -> Iterator[nn.Module]:
         model.train(was_training)
 
 
-def _check_int(name: str, value: object, low: int = 0) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r})")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return value
-
-
 def _prepare(model: nn.Module, src: Tensor, max_len: int, src_mask: Tensor | None, pad_id: int):
     if not isinstance(model, nn.Module) or not hasattr(model, "encode") or not hasattr(model, "decode"):
         raise TypeError(f"model must be an encoder-decoder with encode() and decode(), got {type(model).__name__}")
-    _check_int("max_len", max_len, 1)
+    check_positive_int("max_len", max_len)
     config = getattr(model, "config", None)
     if config is not None and max_len > config.max_len:
         raise ValueError(f"max_len={max_len} is longer than the model's positional table (config.max_len={config.max_len})")
     n_features = getattr(model, "n_features", None)
     if n_features is not None:
         # a model that reads continuous features (B, S, F), e.g. SpeechTransformer's spectrogram frames:
-        # no padding ids to read a mask from, so every frame is visible unless a mask is given
         check_tensor("src", src, f"(B, S, F={n_features}) features", rank=3, last_dim=n_features)
-        return torch.ones(src.shape[0], 1, 1, 1, dtype=torch.bool, device=src.device) if src_mask is None else src_mask
-    check_tokens("src", src, config.src_vocab_size if config is not None else 2**62)
-    return padding_mask(src, pad_id) if src_mask is None else src_mask
+    else:
+        check_tokens("src", src, config.src_vocab_size if config is not None else 2**62)
+    check_nonnegative_int("pad_id", pad_id)
+    return src_mask
 
 
-def _next_log_probs(model: nn.Module, tgt: Tensor, memory: Tensor, src_mask: Tensor) -> Tensor:
+def _next_log_probs(model: nn.Module, tgt: Tensor, memory: Tensor, src_mask: Tensor | None) -> Tensor:
     """Log-probabilities of the token after the prefix ``tgt``. Shape: tgt (N, t) -> (N, V)."""
-    logits = model.output_projection(model.decode(tgt, memory, src_mask)[:, -1])
+    logits = model.output_projection(model.decode(tgt, memory, src_mask=src_mask)[:, -1])
     return logits.float().log_softmax(dim=-1)
 
 
@@ -84,6 +85,7 @@ def greedy_decode(
     max_len: int,
     bos_id: int,
     eos_id: int,
+    *,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
 ) -> Tensor:
@@ -93,7 +95,9 @@ def greedy_decode(
         model: an encoder-decoder with ``encode``, ``decode`` and ``output_projection``
             (a :class:`transformer_lib.Transformer`).
         src: source ids. max_len: most tokens to generate per sequence, ``<eos>`` included.
-        bos_id, eos_id: the start and end ids. src_mask: default ``padding_mask(src, pad_id)``.
+        bos_id, eos_id: the start and end ids.
+        src_mask: which source positions may be attended to, broadcastable to (B, 1, 1, S);
+            None = all of them. A padded batch needs ``tl.padding_mask(src, pad_id)``.
         pad_id: written after a sequence's ``<eos>``.
 
     Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
@@ -103,7 +107,7 @@ def greedy_decode(
     src_mask = _prepare(model, src, max_len, src_mask, pad_id)
     B = src.shape[0]
     with _evaluating(model):
-        memory = model.encode(src, src_mask)  # (B, S, D), computed once
+        memory = model.encode(src, src_mask=src_mask)  # (B, S, D), computed once
         tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1): <bos>
         finished = torch.zeros(B, dtype=torch.bool, device=src.device)
         for _ in range(max_len):
@@ -134,6 +138,7 @@ def sequence_log_prob(
     output: Tensor,
     bos_id: int,
     eos_id: int,
+    *,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
 ) -> Tensor:
@@ -141,6 +146,7 @@ def sequence_log_prob(
 
     ``output`` has the format of :func:`greedy_decode` (no ``<bos>``, ``pad_id``
     after ``<eos>``). Used to compare decoders by the score they maximise.
+    ``src_mask`` as in :func:`greedy_decode` (None = no mask).
 
     Shape: src (B, S), output (B, L) -> (B,) float tensor.
     Book: chapter 10 (beam search against greedy decoding).
@@ -152,8 +158,8 @@ def sequence_log_prob(
     ended_before = torch.cumsum((output == eos_id).long(), dim=1) - (output == eos_id).long()  # (B, L)
     counted = ended_before == 0  # tokens up to and including the first <eos>
     with _evaluating(model):
-        memory = model.encode(src, src_mask)
-        logits = model.output_projection(model.decode(tgt_in, memory, src_mask))  # (B, L, V), causal by default
+        memory = model.encode(src, src_mask=src_mask)
+        logits = model.output_projection(model.decode(tgt_in, memory, src_mask=src_mask))  # (B, L, V), causal
         log_probs = logits.float().log_softmax(dim=-1).gather(-1, output[..., None]).squeeze(-1)  # (B, L)
     return (log_probs * counted).sum(dim=1)
 
@@ -164,6 +170,7 @@ def beam_search(
     max_len: int,
     bos_id: int,
     eos_id: int,
+    *,
     beam_size: int = 4,
     length_penalty: float = 0.6,
     src_mask: Tensor | None = None,
@@ -190,15 +197,13 @@ def beam_search(
     """
     model = unwrap(model)
     src_mask = _prepare(model, src, max_len, src_mask, pad_id)
-    K = _check_int("beam_size", beam_size, 1)
-    if not isinstance(length_penalty, (int, float)) or length_penalty < 0:
-        raise ValueError(f"length_penalty must be a number >= 0, got {length_penalty!r}")
-    alpha = float(length_penalty)
+    K = check_positive_int("beam_size", beam_size)
+    alpha = check_nonnegative("length_penalty", length_penalty)
     B, device = src.shape[0], src.device
     with _evaluating(model):
-        memory = model.encode(src, src_mask)  # (B, S, D)
+        memory = model.encode(src, src_mask=src_mask)  # (B, S, D)
         memory = memory.repeat_interleave(K, dim=0)  # (B*K, S, D): one copy per hypothesis
-        beam_src_mask = src_mask.expand(B, *src_mask.shape[1:]).repeat_interleave(K, dim=0)
+        beam_src_mask = None if src_mask is None else _per_hypothesis(src_mask, B, K)
         tokens = torch.full((B, K, 1), bos_id, dtype=torch.long, device=device)  # (B, K, 1 + t)
         log_p = torch.full((B, K), float("-inf"), device=device)
         log_p[:, 0] = 0.0  # K identical start hypotheses: keep only one, or the beam fills with copies
@@ -234,6 +239,13 @@ def beam_search(
     return out[:, :longest]
 
 
+def _per_hypothesis(src_mask: Tensor, B: int, K: int) -> Tensor:
+    """A (B or 1, ...) mask repeated for the K hypotheses of each source: (B*K, ...)."""
+    if src_mask.dim() < 4:
+        return src_mask  # no batch axis: the same for every row
+    return src_mask.expand(B, *src_mask.shape[1:]).repeat_interleave(K, dim=0)
+
+
 def _lp(length: Tensor, alpha: float) -> Tensor:
     return ((5.0 + length.float()) / 6.0) ** alpha
 
@@ -242,6 +254,7 @@ def sample(
     lm: nn.Module,
     prompt: Tensor,
     max_new_tokens: int,
+    *,
     temperature: float = 1.0,
     top_k: int | None = None,
     eos_id: int | None = None,
@@ -268,11 +281,10 @@ def sample(
     lm = unwrap(lm)
     if not isinstance(lm, nn.Module):
         raise TypeError(f"lm must be an nn.Module (a DecoderOnlyLM), got {type(lm).__name__}")
-    _check_int("max_new_tokens", max_new_tokens, 1)
-    if not isinstance(temperature, (int, float)) or not temperature > 0:
-        raise ValueError(f"temperature must be a number > 0, got {temperature!r}")
+    check_positive_int("max_new_tokens", max_new_tokens)
+    check_positive("temperature", temperature)
     if top_k is not None:
-        _check_int("top_k", top_k, 1)
+        check_positive_int("top_k", top_k)
     config = getattr(lm, "config", None)
     check_tokens("prompt", prompt, config.tgt_vocab_size if config is not None else 2**62)
     if config is not None and prompt.shape[1] + max_new_tokens > config.max_len:

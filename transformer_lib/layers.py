@@ -82,7 +82,10 @@ class EncoderLayer(nn.Module):
         attention_dropout, ffn_dropout: dropout inside attention and FFN (0 in the paper).
         bias: biases in the projections.
 
-    Shape: x (B, S, D), mask broadcastable to (B, H, S, S) -> (B, S, D).
+    Forward: ``forward(x, *, mask=None)``; ``mask`` (keyword-only) is the
+    self-attention mask, broadcastable to (B, H, S, S); None = every position visible.
+
+    Shape: x (B, S, D) -> (B, S, D).
     Paper: §3.1, "Encoder". Book: chapters 8 and 9.
     """
 
@@ -112,7 +115,7 @@ class EncoderLayer(nn.Module):
     def from_config(cls, config: TransformerConfig) -> EncoderLayer:
         return cls(**_layer_kwargs(config))
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, *, mask: Tensor | None = None) -> Tensor:
         if self.norm_first:  # Pre-LN
             x = x + self._self_attention(self.norm1(x), mask)
             x = x + self.dropout2(self.ffn(self.norm2(x)))
@@ -133,13 +136,17 @@ class DecoderLayer(nn.Module):
 
     Args: as :class:`EncoderLayer`.
 
-    Shape:
-        x (B, T, D), memory (B, S, D), tgt_mask broadcastable to (B, H, T, T),
-        memory_mask broadcastable to (B, H, T, S) -> (B, T, D).
+    Forward: ``forward(x, memory, *, src_mask=None, tgt_mask=None)``; masks are keyword-only.
 
-    ``tgt_mask`` is used as given: pass a causal mask (``masks.causal_mask`` or
-    ``masks.decoder_mask``) for autoregressive training; ``Decoder`` and
-    ``Transformer`` do this for you when ``tgt_mask`` is None.
+    Shape:
+        x (B, T, D), memory (B, S, D), src_mask (which memory positions may be
+        attended to) broadcastable to (B, H, T, S), tgt_mask broadcastable to
+        (B, H, T, T) -> (B, T, D). None = no mask.
+
+    A single layer uses ``tgt_mask`` exactly as given (as ``nn.TransformerDecoderLayer``
+    does): pass a causal mask (``masks.causal_mask`` or ``masks.decoder_mask``) for
+    autoregressive training. :class:`~transformer_lib.model.Decoder` always adds the
+    causal mask itself.
 
     Paper: §3.1, "Decoder". Book: chapters 5 and 9.
     """
@@ -177,16 +184,17 @@ class DecoderLayer(nn.Module):
         self,
         x: Tensor,
         memory: Tensor,
+        *,
+        src_mask: Tensor | None = None,
         tgt_mask: Tensor | None = None,
-        memory_mask: Tensor | None = None,
     ) -> Tensor:
         if self.norm_first:  # Pre-LN
             x = x + self._self_attention(self.norm1(x), tgt_mask)
-            x = x + self._cross_attention(self.norm2(x), memory, memory_mask)
+            x = x + self._cross_attention(self.norm2(x), memory, src_mask)
             x = x + self.dropout3(self.ffn(self.norm3(x)))
         else:  # Post-LN, the paper's order
             x = self.norm1(x + self._self_attention(x, tgt_mask))
-            x = self.norm2(x + self._cross_attention(x, memory, memory_mask))
+            x = self.norm2(x + self._cross_attention(x, memory, src_mask))
             x = self.norm3(x + self.dropout3(self.ffn(x)))
         return x
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import torch
 from torch import Tensor, nn
 
-from .attention import MultiHeadAttention
+from ._checks import check_bool, check_choice, check_tensor
+from .attention import KERNELS, MultiHeadAttention
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
 from .masks import causal_mask
@@ -23,7 +25,8 @@ def unwrap(model: nn.Module) -> nn.Module:
     return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
 
 
-def _check_config(config: object) -> TransformerConfig:
+def check_config(config: object) -> TransformerConfig:
+    """``config`` itself if it is a :class:`TransformerConfig`, else a TypeError naming what was given."""
     if not isinstance(config, TransformerConfig):
         raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
     return config
@@ -35,52 +38,83 @@ def _final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
     return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
 
 
+def with_causal(mask: Tensor | None, T: int, device: torch.device | None = None) -> Tensor:
+    """``mask`` AND the (T, T) causal mask: position i sees positions <= i, and only where ``mask`` allows.
+
+    Shape: mask None or broadcastable to (B, H, T, T) -> broadcastable to (B, H, T, T).
+    """
+    causal = causal_mask(T, device=device)
+    return causal if mask is None else mask & causal
+
+
 class Encoder(nn.Module):
     """N encoder layers (plus a final LayerNorm for Pre-LN).
 
-    Shape: x (B, S, D) already embedded, mask broadcastable to (B, H, S, S) -> (B, S, D).
+    Forward: ``forward(x, *, src_mask=None)``; ``src_mask`` (keyword-only): which
+    source positions may be attended to, broadcastable to (B, H, S, S), e.g.
+    ``padding_mask(src, pad_id)``; None = every position.
+
+    Shape: x (B, S, D) already embedded -> (B, S, D).
     Equal to ``nn.TransformerEncoder(layer, N, norm=None)`` for Post-LN (tested).
     """
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        config = _check_config(config)
+        config = check_config(config)
         self.layers = nn.ModuleList(EncoderLayer.from_config(config) for _ in range(config.n_encoder_layers))
         self.norm = _final_norm(config)
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         for layer in self.layers:
-            x = layer(x, mask)
+            x = layer(x, mask=src_mask)
         return x if self.norm is None else self.norm(x)
 
 
 class Decoder(nn.Module):
-    """N decoder layers (plus a final LayerNorm for Pre-LN).
+    """N decoder layers (plus a final LayerNorm for Pre-LN); always causal unless told otherwise.
 
-    Shape:
-        x (B, T, D) already embedded, memory (B, S, D), tgt_mask broadcastable
-        to (B, H, T, T), memory_mask broadcastable to (B, H, T, S) -> (B, T, D).
+    Forward: ``forward(x, memory, *, src_mask=None, tgt_mask=None, causal=True)``, masks keyword-only.
+        src_mask: which memory positions may be attended to (cross-attention),
+            broadcastable to (B, H, T, S); None = all.
+        tgt_mask: an extra self-attention mask (e.g. the target's padding),
+            broadcastable to (B, H, T, T); it is ANDed with the causal mask, so a
+            position never sees a later one. None = causal mask only.
+        causal: ``False`` drops the causal mask (uses ``tgt_mask`` as given): only
+            to show what goes wrong without it (chapter 5).
 
-    ``tgt_mask=None`` means the causal mask: position i sees positions <= i.
+    Shape: x (B, T, D) already embedded, memory (B, S, D) -> (B, T, D).
+    Paper: §3.1 ("masking ... ensures that the predictions for position i can
+    depend only on the known outputs at positions less than i"). Book: chapters 5 and 9.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        config = _check_config(config)
+        config = check_config(config)
         self.layers = nn.ModuleList(DecoderLayer.from_config(config) for _ in range(config.n_decoder_layers))
         self.norm = _final_norm(config)
 
     def forward(
-        self, x: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None
+        self,
+        x: Tensor,
+        memory: Tensor,
+        *,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        causal: bool = True,
     ) -> Tensor:
-        if tgt_mask is None and x.dim() == 3:
-            tgt_mask = causal_mask(x.shape[1], device=x.device)
+        if check_bool("causal", causal):
+            check_tensor("x", x, "(B, T, D)", rank=3)
+            tgt_mask = with_causal(tgt_mask, x.shape[1], x.device)
         for layer in self.layers:
-            x = layer(x, memory, tgt_mask, memory_mask)
+            x = layer(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
         return x if self.norm is None else self.norm(x)
 
 
-def _positional(config: TransformerConfig) -> nn.Module:
+def positional_layer(config: TransformerConfig) -> nn.Module:
+    """The position signal (plus embedding dropout) that ``config.positional`` names.
+
+    "sinusoidal" (the paper, §3.5), "learned" (Table 3, row E) or "none" (dropout only).
+    """
     if config.positional == "sinusoidal":
         return SinusoidalPositionalEncoding(config.d_model, config.max_len, config.dropout)
     if config.positional == "learned":
@@ -102,23 +136,43 @@ class _DropoutOnly(nn.Module):
         return self.dropout(x)
 
 
+def output_projection(d_model: int, vocab_size: int, tie_to: TokenEmbedding | None = None) -> nn.Linear:
+    """The bias-free (D -> V) read-out; with ``tie_to`` its weight IS that embedding's (V, D) matrix.
+
+    Paper: §3.4 ("we share the same weight matrix between the two embedding layers
+    and the pre-softmax linear transformation"). Book: chapter 9.
+    """
+    projection = nn.Linear(d_model, vocab_size, bias=False)
+    if tie_to is not None:
+        if tuple(tie_to.weight.shape) != (vocab_size, d_model):
+            raise ValueError(
+                f"tie_to must have a ({vocab_size}, {d_model}) weight to tie, got {tuple(tie_to.weight.shape)}"
+            )
+        projection.weight = tie_to.weight  # one matrix, several uses
+    return projection
+
+
 class Transformer(nn.Module):
     """The encoder-decoder Transformer of the paper.
 
     ``encode`` and ``decode`` are separate so decoders (``decoding.py``) can
     encode the source once and decode token by token.
 
-    Shape:
-        src (B, S) and tgt (B, T) integer ids; src_mask broadcastable to
-        (B, H, 1, S) (a padding mask from ``masks.padding_mask``); tgt_mask
-        broadcastable to (B, H, T, T), default causal -> logits (B, T, V).
+    Masks are keyword-only, one name per meaning:
+        src_mask: which source positions may be attended to (encoder
+            self-attention and decoder cross-attention), broadcastable to
+            (B, H, 1, S), e.g. ``padding_mask(src, pad_id)``. None = no mask:
+            padding is attended to like any token.
+        tgt_mask: extra decoder self-attention mask, ANDed with the causal mask.
+        causal: ``False`` drops the causal mask (to demonstrate a leak only).
 
+    Shape: src (B, S) and tgt (B, T) integer ids -> logits (B, T, V).
     Paper: §3, Figure 1; §3.4 for the three-way weight sharing. Book: chapter 9.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        self.config = config = _check_config(config)
+        self.config = config = check_config(config)
         scale = config.scale_embedding
         self.src_embed = TokenEmbedding(config.src_vocab_size, config.d_model, scale)
         self.tgt_embed = (
@@ -126,60 +180,86 @@ class Transformer(nn.Module):
             if config.share_embeddings
             else TokenEmbedding(config.tgt_vocab_size, config.d_model, scale)
         )
-        self.positional = _positional(config)
+        self.positional = positional_layer(config)
         self.encoder = Encoder(config)
         self.decoder = Decoder(config)
-        self.output_projection = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
-        if config.share_embeddings:
-            self.output_projection.weight = self.tgt_embed.weight  # one (V, D) matrix, three uses
+        tied = self.tgt_embed if config.share_embeddings else None
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied)
 
-    def encode(self, src: Tensor, src_mask: Tensor | None = None) -> Tensor:
+    def encode(self, src: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         """Source ids (B, S) -> memory (B, S, D)."""
-        return self.encoder(self.positional(self.src_embed(src)), src_mask)
+        return self.encoder(self.positional(self.src_embed(src)), src_mask=src_mask)
 
     def decode(
-        self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
+        self,
+        tgt: Tensor,
+        memory: Tensor,
+        *,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        causal: bool = True,
     ) -> Tensor:
         """Target ids (B, T) and memory (B, S, D) -> decoder states (B, T, D)."""
-        return self.decoder(self.positional(self.tgt_embed(tgt)), memory, tgt_mask, src_mask)
+        x = self.positional(self.tgt_embed(tgt))
+        return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
 
     def forward(
-        self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
+        self,
+        src: Tensor,
+        tgt: Tensor,
+        *,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        causal: bool = True,
     ) -> Tensor:
-        memory = self.encode(src, src_mask)
-        return self.output_projection(self.decode(tgt, memory, src_mask, tgt_mask))  # (B, T, V)
+        memory = self.encode(src, src_mask=src_mask)
+        states = self.decode(tgt, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
+        return self.output_projection(states)  # (B, T, V)
 
 
 class DecoderOnlyLM(nn.Module):
     """A decoder-only language model (GPT-style): causal self-attention blocks only.
 
-    Each block is an :class:`EncoderLayer` run with a causal mask; there is no
+    Each block is an :class:`EncoderLayer` run with the causal mask; there is no
     cross-attention. Uses ``config.tgt_vocab_size`` and ``config.n_decoder_layers``.
 
-    Shape: tokens (B, T) -> logits (B, T, V). ``mask=None`` means causal.
-    Book: chapter 14.
+    Forward: ``forward(tokens, *, mask=None)``; ``mask`` (keyword-only, e.g. a
+    padding mask broadcastable to (B, H, T, T)) is always ANDed with the causal mask.
+
+    Shape: tokens (B, T) -> logits (B, T, V).
+    Paper: Radford et al. (2018), §3.1. Book: chapter 14.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        self.config = config = _check_config(config)
+        self.config = config = check_config(config)
         self.embed = TokenEmbedding(config.tgt_vocab_size, config.d_model, config.scale_embedding)
-        self.positional = _positional(config)
+        self.positional = positional_layer(config)
         self.layers = nn.ModuleList(EncoderLayer.from_config(config) for _ in range(config.n_decoder_layers))
         self.norm = _final_norm(config)
-        self.output_projection = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
-        if config.share_embeddings:
-            self.output_projection.weight = self.embed.weight
+        tied = self.embed if config.share_embeddings else None
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied)
 
-    def forward(self, tokens: Tensor, mask: Tensor | None = None) -> Tensor:
+    def forward(self, tokens: Tensor, *, mask: Tensor | None = None) -> Tensor:
         x = self.positional(self.embed(tokens))
-        if mask is None:
-            mask = causal_mask(tokens.shape[1], device=tokens.device)
+        mask = with_causal(mask, tokens.shape[1], tokens.device)
         for layer in self.layers:
-            x = layer(x, mask)
+            x = layer(x, mask=mask)
         if self.norm is not None:
             x = self.norm(x)
         return self.output_projection(x)
+
+
+def set_attention_kernel(model: nn.Module, kernel: str) -> nn.Module:
+    """Set the kernel ("fused" or "explicit") of every :class:`MultiHeadAttention` in ``model``; returns it.
+
+    Book: chapters 4 and 13 (the memory of the explicit and fused paths).
+    """
+    check_choice("kernel", kernel, KERNELS)
+    for module in model.modules():
+        if isinstance(module, MultiHeadAttention):
+            module.kernel = kernel
+    return model
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
@@ -193,8 +273,8 @@ def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
 def capture_attention(model: nn.Module) -> Iterator[dict[str, Tensor]]:
     """Record the attention weights of every ``MultiHeadAttention`` in ``model``.
 
-    Inside the ``with`` block each attention module computes its weights (the
-    explicit path) and stores them, detached, under its module name, e.g.
+    Inside the ``with`` block each attention module also computes its weights
+    (beside its kernel, so the model's output is unchanged) and stores them, detached, under its module name, e.g.
     ``"encoder.layers.0.self_attn"``, shape (B, H, Tq, Tk). A module called
     several times keeps its last call. The hooks are removed on exit.
 

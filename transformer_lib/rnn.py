@@ -300,10 +300,11 @@ class RNNSeq2Seq(nn.Module):
         embed_dim: width of the token embeddings. hidden_size: width H of the states.
         cell: ``"gru"``, ``"lstm"`` or ``"elman"``. attention: use additive attention.
 
-    Shape:
-        src (B, S) and tgt (B, T) token ids, src_mask broadcastable to
-        (B, 1, 1, S) (True = real token, as ``padding_mask`` gives) or None
-        -> logits (B, T, tgt_vocab_size).
+    Masks are keyword-only, as in the Transformer: ``src_mask`` broadcastable to
+    (B, 1, 1, S) (True = real token, as ``padding_mask`` gives); None = every source
+    position is real (the decoder then starts from the state at position S).
+
+    Shape: src (B, S) and tgt (B, T) token ids -> logits (B, T, tgt_vocab_size).
 
     Paper: §1 and §2 (the recurrent encoder-decoders it compares against).
     Book: chapter 1.
@@ -340,7 +341,7 @@ class RNNSeq2Seq(nn.Module):
             raise ValueError("src_mask must mark at least one real source token per sequence")
         return mask
 
-    def encode(self, src: Tensor, src_mask: Tensor | None = None) -> Tensor:
+    def encode(self, src: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         """Encoder states h_1 ... h_S. Shape: src (B, S) -> memory (B, S, H)."""
         src = check_tokens("src", src, self.src_vocab_size)
         self._src_mask(src_mask, *src.shape, src.device)
@@ -348,7 +349,7 @@ class RNNSeq2Seq(nn.Module):
         return memory
 
     def decode_with_attention(
-        self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None
+        self, tgt: Tensor, memory: Tensor, *, src_mask: Tensor | None = None
     ) -> tuple[Tensor, Tensor | None]:
         """Decoder features and attention weights (None without attention).
 
@@ -382,17 +383,17 @@ class RNNSeq2Seq(nn.Module):
         return torch.stack(features, dim=1), (torch.stack(weights, dim=1) if weights else None)
 
     def decode(
-        self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
+        self, tgt: Tensor, memory: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
     ) -> Tensor:
         """Decoder features for every target position. Shape: tgt (B, T), memory (B, S, H) -> (B, T, F).
 
         ``tgt_mask`` is accepted for the Transformer's interface and not used: a
         recurrent decoder cannot see later positions anyway.
         """
-        return self.decode_with_attention(tgt, memory, src_mask)[0]
+        return self.decode_with_attention(tgt, memory, src_mask=src_mask)[0]
 
     def forward(
-        self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
+        self, src: Tensor, tgt: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
     ) -> Tensor:
-        memory = self.encode(src, src_mask)
-        return self.output_projection(self.decode(tgt, memory, src_mask))  # (B, T, V)
+        memory = self.encode(src, src_mask=src_mask)
+        return self.output_projection(self.decode(tgt, memory, src_mask=src_mask))  # (B, T, V)

@@ -23,7 +23,7 @@ from torch import Tensor, nn
 
 from ._checks import check_tensor, check_tokens
 from .config import TransformerConfig
-from .model import Decoder, Encoder, _check_config, _positional
+from .model import Decoder, Encoder, check_config, output_projection, positional_layer
 from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
 
 
@@ -36,9 +36,11 @@ class EncoderOnlyLM(nn.Module):
     Uses ``config.src_vocab_size`` and ``config.n_encoder_layers``; the output
     projection is tied to the embedding when ``config.share_embeddings``.
 
-    Shape: tokens (B, T) -> logits (B, T, V). ``mask``: None (all positions
-    visible) or a padding mask broadcastable to (B, H, T, T), e.g.
+    Forward: ``forward(tokens, *, mask=None)``; ``mask`` (keyword-only): None (all
+    positions visible) or a padding mask broadcastable to (B, H, T, T), e.g.
     ``padding_mask(tokens, pad_id)``.
+
+    Shape: tokens (B, T) -> logits (B, T, V).
 
     Paper: the encoder of Vaswani et al. §3.1; the objective is Devlin et al.
     (2019), §3.1 "Masked LM". Book: chapter 14.
@@ -46,17 +48,16 @@ class EncoderOnlyLM(nn.Module):
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        self.config = config = _check_config(config)
+        self.config = config = check_config(config)
         self.embed = TokenEmbedding(config.src_vocab_size, config.d_model, config.scale_embedding)
-        self.positional = _positional(config)
+        self.positional = positional_layer(config)
         self.encoder = Encoder(config)
-        self.output_projection = nn.Linear(config.d_model, config.src_vocab_size, bias=False)
-        if config.share_embeddings:
-            self.output_projection.weight = self.embed.weight
+        tied = self.embed if config.share_embeddings else None
+        self.output_projection = output_projection(config.d_model, config.src_vocab_size, tied)
 
-    def forward(self, tokens: Tensor, mask: Tensor | None = None) -> Tensor:
+    def forward(self, tokens: Tensor, *, mask: Tensor | None = None) -> Tensor:
         x = self.positional(self.embed(tokens))  # (B, T, D)
-        return self.output_projection(self.encoder(x, mask))  # (B, T, V)
+        return self.output_projection(self.encoder(x, src_mask=mask))  # (B, T, V)
 
 
 def mask_tokens(
@@ -155,7 +156,7 @@ class VisionTransformer(nn.Module):
 
     def __init__(self, config: TransformerConfig, image_size: int, patch_size: int, in_channels: int, n_classes: int) -> None:
         super().__init__()
-        self.config = config = _check_config(config)
+        self.config = config = check_config(config)
         if not isinstance(n_classes, int) or isinstance(n_classes, bool) or n_classes < 2:
             raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
         self.patches = PatchEmbedding(image_size, patch_size, in_channels, config.d_model)
@@ -218,7 +219,7 @@ class SpeechTransformer(nn.Module):
 
     def __init__(self, config: TransformerConfig, n_features: int) -> None:
         super().__init__()
-        self.config = config = _check_config(config)
+        self.config = config = check_config(config)
         if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features <= 0:
             raise ValueError(f"n_features must be a positive int, got {n_features!r}")
         self.n_features = n_features
@@ -233,22 +234,59 @@ class SpeechTransformer(nn.Module):
         self.tgt_embed = TokenEmbedding(config.tgt_vocab_size, config.d_model, config.scale_embedding)
         self.target_positions = LearnedPositionalEncoding(config.d_model, config.max_len, config.dropout)
         self.decoder = Decoder(config)
-        self.output_projection = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
-        self.output_projection.weight = self.tgt_embed.weight
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tie_to=self.tgt_embed)
 
-    def encode(self, features: Tensor, src_mask: Tensor | None = None) -> Tensor:
-        """Features (B, S, F) -> memory (B, ceil(S/2), D). ``src_mask``: None or all-True (B, 1, 1, 1)."""
+    def encode(self, features: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
+        """Features (B, S, F) -> memory (B, ceil(S/2), D).
+
+        ``src_mask``: which frames are real, broadcastable to (B, 1, 1, S) (or already
+        to the memory's (B, 1, 1, ceil(S/2))); None = every frame.
+        """
         check_tensor("features", features, f"(B, S, F={self.n_features})", rank=3, last_dim=self.n_features)
         x = self.stem(features.transpose(1, 2)).transpose(1, 2)  # (B, F, S) -> (B, D, S/2) -> (B, S/2, D)
-        return self.encoder(self.source_positions(x), src_mask)
+        return self.encoder(self.source_positions(x), src_mask=self.memory_mask(src_mask, x.shape[1]))
 
-    def decode(self, tgt: Tensor, memory: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
-        """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); ``tgt_mask=None`` is causal."""
-        return self.decoder(self.target_positions(self.tgt_embed(tgt)), memory, tgt_mask, src_mask)
+    def decode(
+        self,
+        tgt: Tensor,
+        memory: Tensor,
+        *,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        causal: bool = True,
+    ) -> Tensor:
+        """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); always causal unless ``causal=False``."""
+        x = self.target_positions(self.tgt_embed(tgt))
+        src_mask = self.memory_mask(src_mask, memory.shape[1])
+        return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
 
-    def forward(self, features: Tensor, tgt: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
-        memory = self.encode(features, src_mask)
-        return self.output_projection(self.decode(tgt, memory, src_mask, tgt_mask))  # (B, T, V)
+    def forward(
+        self,
+        features: Tensor,
+        tgt: Tensor,
+        *,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        causal: bool = True,
+    ) -> Tensor:
+        memory = self.encode(features, src_mask=src_mask)
+        states = self.decode(tgt, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
+        return self.output_projection(states)  # (B, T, V)
+
+    @staticmethod
+    def memory_mask(src_mask: Tensor | None, memory_length: int) -> Tensor | None:
+        """A frame mask (..., S) as a mask over the stem's ceil(S/2) outputs (output t is centred on frame 2t).
+
+        A mask whose last size is already 1 or ``memory_length`` is returned as it is.
+        """
+        if src_mask is None or src_mask.shape[-1] in (1, memory_length):
+            return src_mask
+        if math.ceil(src_mask.shape[-1] / 2) != memory_length:
+            raise ValueError(
+                f"src_mask must cover the S frames (or the {memory_length} memory positions), "
+                f"got shape {tuple(src_mask.shape)} for a memory of {memory_length} positions"
+            )
+        return src_mask[..., ::2]
 
     @staticmethod
     def memory_length(frames: int) -> int:

@@ -11,8 +11,21 @@ import torch
 
 from transformer_lib.cli import main
 
-TINY = ["--d-model", "32", "--d-ff", "64", "--heads", "4", "--layers", "1", "--batch-tokens", "200",
-        "--eval-examples", "16", "--no-progress"]
+TINY = [
+    "--d-model",
+    "32",
+    "--d-ff",
+    "64",
+    "--heads",
+    "4",
+    "--layers",
+    "1",
+    "--batch-tokens",
+    "200",
+    "--eval-examples",
+    "16",
+    "--no-progress",
+]
 
 
 def _losses(folder: Path) -> list[float]:
@@ -126,8 +139,18 @@ def test_command_line_errors_in_a_fresh_process():
 def test_torchrun_two_processes_match_one_process(tmp_path):
     args = ["--task", "copy", "--steps", "4", *TINY]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-               "-m", "transformer_lib.train", *args, "--out", str(tmp_path / "ddp")]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        "-m",
+        "transformer_lib.train",
+        *args,
+        "--out",
+        str(tmp_path / "ddp"),
+    ]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.count("summary:") == 1  # only rank 0 reports

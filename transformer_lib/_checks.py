@@ -12,10 +12,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-MASK_CONVENTION = (
-    "masks are boolean with True = may attend (the convention of "
-    "torch.nn.functional.scaled_dot_product_attention)"
-)
+MASK_CONVENTION = "masks are boolean with True = may attend (the convention of torch.nn.functional.scaled_dot_product_attention)"
 
 
 def _got(value: object) -> str:
@@ -145,8 +142,7 @@ def check_tokens(name: str, tokens: object, vocab_size: int) -> Tensor:
         low, high = int(tokens.min()), int(tokens.max())
         if low < 0 or high >= vocab_size:
             raise ValueError(
-                f"{name} must hold ids in [0, {vocab_size}) (vocabulary size {vocab_size}), "
-                f"got ids from {low} to {high}"
+                f"{name} must hold ids in [0, {vocab_size}) (vocabulary size {vocab_size}), got ids from {low} to {high}"
             )
     return tokens
 
@@ -173,16 +169,13 @@ def check_mask(name: str, mask: object, target: Sequence[int], target_names: str
     if mask.dtype != torch.bool:
         raise TypeError(f"{name} must have dtype torch.bool, got {mask.dtype}: {MASK_CONVENTION}. {_float_mask_advice(mask)}")
     target = tuple(int(t) for t in target)
-    ok = mask.dim() <= len(target) and all(
-        m in (1, t) for m, t in zip(reversed(mask.shape), reversed(target), strict=False)
-    )
+    ok = mask.dim() <= len(target) and all(m in (1, t) for m, t in zip(reversed(mask.shape), reversed(target), strict=False))
     if not ok:
         message = f"{name} must be broadcastable to {target_names} = {target}, got shape {tuple(mask.shape)}"
         if mask.dim() == 2 and len(target) >= 3 and tuple(mask.shape) == (target[0], target[-1]):
             index = "[:, " + "None, " * (len(target) - 2) + ":]"
             message += (
-                f". A (B, S) mask is a key-padding mask: give it the shape (B{', 1' * (len(target) - 2)}, S) "
-                f"with `{name}{index}`"
+                f". A (B, S) mask is a key-padding mask: give it the shape (B{', 1' * (len(target) - 2)}, S) with `{name}{index}`"
             )
             if len(target) == 4:
                 message += (

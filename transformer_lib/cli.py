@@ -132,9 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """The checks that involve more than one argument; each failure is ``parser.error`` naming the flag."""
     if args.d_model % args.heads != 0:
-        parser.error(
-            f"argument --heads: must divide --d-model={args.d_model} (each head has width D / H), got {args.heads}"
-        )
+        parser.error(f"argument --heads: must divide --d-model={args.d_model} (each head has width D / H), got {args.heads}")
     if args.d_model % 2 != 0:
         parser.error(f"argument --d-model: must be even (sinusoidal positions come in sin/cos pairs), got {args.d_model}")
     task = make_task(args.task)

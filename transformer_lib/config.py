@@ -107,4 +107,3 @@ class TransformerConfig:
         )
         values.update(changes)
         return cls(**values)
-

@@ -240,9 +240,7 @@ def _padded_sizes(group: Sequence[Example]) -> tuple[int, int]:
     return len(group) * max(len(s) for s, _ in group), len(group) * (max(len(t) for _, t in group) + 1)
 
 
-def batch_by_tokens(
-    examples: Sequence[Example], max_tokens: int, sort_by_length: bool = True
-) -> list[list[Example]]:
+def batch_by_tokens(examples: Sequence[Example], max_tokens: int, sort_by_length: bool = True) -> list[list[Example]]:
     """Cut examples into batches of at most ``max_tokens`` source and target tokens each.
 
     Token counts include padding (B x longest sequence), so ``max_tokens``
@@ -269,8 +267,7 @@ def batch_by_tokens(
     for src, tgt in ordered:
         if max(len(src), len(tgt) + 1) > max_tokens:
             raise ValueError(
-                f"max_tokens={max_tokens} is smaller than one example: source {len(src)} tokens, "
-                f"target {len(tgt)} + 1 tokens"
+                f"max_tokens={max_tokens} is smaller than one example: source {len(src)} tokens, target {len(tgt)} + 1 tokens"
             )
         grown_src, grown_tgt = max(longest_src, len(src)), max(longest_tgt, len(tgt) + 1)
         if current and (len(current) + 1) * max(grown_src, grown_tgt) > max_tokens:

@@ -26,9 +26,7 @@ if TYPE_CHECKING:
     from .rnn import RecurrentLayer
 
 
-def state_gradient_norms(
-    layer: RecurrentLayer, x: Tensor, loss_fn: Callable[[Tensor], Tensor] | None = None
-) -> Tensor:
+def state_gradient_norms(layer: RecurrentLayer, x: Tensor, loss_fn: Callable[[Tensor], Tensor] | None = None) -> Tensor:
     """||dL/dh_t|| for t = 1..T, where the loss L = loss_fn(h_T) reads only the last state.
 
     The gradient is the total derivative through every later step, which is

@@ -88,9 +88,7 @@ def to_torch_mha(ours: MultiHeadAttention) -> nn.MultiheadAttention:
 def from_torch_mha(theirs: nn.MultiheadAttention) -> MultiHeadAttention:
     """A new :class:`MultiHeadAttention` with the weights of ``theirs``."""
     _require("theirs", theirs, nn.MultiheadAttention)
-    ours = MultiHeadAttention(
-        theirs.embed_dim, theirs.num_heads, dropout=theirs.dropout, bias=theirs.in_proj_bias is not None
-    )
+    ours = MultiHeadAttention(theirs.embed_dim, theirs.num_heads, dropout=theirs.dropout, bias=theirs.in_proj_bias is not None)
     ours = _like(ours, theirs)
     copy_mha_from_torch(theirs, ours)
     return ours
@@ -160,8 +158,10 @@ def to_torch_encoder_layer(ours: EncoderLayer) -> nn.TransformerEncoderLayer:
     theirs = _like(nn.TransformerEncoderLayer(**_torch_layer_kwargs(ours)), ours)
     copy_mha_to_torch(ours.self_attn, theirs.self_attn)
     _copy_ffn_and_norms(
-        (ours.ffn.linear1, ours.ffn.linear2), (theirs.linear1, theirs.linear2),
-        (ours.norm1, ours.norm2), (theirs.norm1, theirs.norm2),
+        (ours.ffn.linear1, ours.ffn.linear2),
+        (theirs.linear1, theirs.linear2),
+        (ours.norm1, ours.norm2),
+        (theirs.norm1, theirs.norm2),
     )
     return theirs
 
@@ -173,8 +173,10 @@ def from_torch_encoder_layer(theirs: nn.TransformerEncoderLayer) -> EncoderLayer
     ours = _like(EncoderLayer(**_our_layer_kwargs(theirs)), theirs)
     copy_mha_from_torch(theirs.self_attn, ours.self_attn)
     _copy_ffn_and_norms(
-        (theirs.linear1, theirs.linear2), (ours.ffn.linear1, ours.ffn.linear2),
-        (theirs.norm1, theirs.norm2), (ours.norm1, ours.norm2),
+        (theirs.linear1, theirs.linear2),
+        (ours.ffn.linear1, ours.ffn.linear2),
+        (theirs.norm1, theirs.norm2),
+        (ours.norm1, ours.norm2),
     )
     return ours
 
@@ -186,8 +188,10 @@ def to_torch_decoder_layer(ours: DecoderLayer) -> nn.TransformerDecoderLayer:
     copy_mha_to_torch(ours.self_attn, theirs.self_attn)
     copy_mha_to_torch(ours.cross_attn, theirs.multihead_attn)
     _copy_ffn_and_norms(
-        (ours.ffn.linear1, ours.ffn.linear2), (theirs.linear1, theirs.linear2),
-        (ours.norm1, ours.norm2, ours.norm3), (theirs.norm1, theirs.norm2, theirs.norm3),
+        (ours.ffn.linear1, ours.ffn.linear2),
+        (theirs.linear1, theirs.linear2),
+        (ours.norm1, ours.norm2, ours.norm3),
+        (theirs.norm1, theirs.norm2, theirs.norm3),
     )
     return theirs
 
@@ -200,8 +204,10 @@ def from_torch_decoder_layer(theirs: nn.TransformerDecoderLayer) -> DecoderLayer
     copy_mha_from_torch(theirs.self_attn, ours.self_attn)
     copy_mha_from_torch(theirs.multihead_attn, ours.cross_attn)
     _copy_ffn_and_norms(
-        (theirs.linear1, theirs.linear2), (ours.ffn.linear1, ours.ffn.linear2),
-        (theirs.norm1, theirs.norm2, theirs.norm3), (ours.norm1, ours.norm2, ours.norm3),
+        (theirs.linear1, theirs.linear2),
+        (ours.ffn.linear1, ours.ffn.linear2),
+        (theirs.norm1, theirs.norm2, theirs.norm3),
+        (ours.norm1, ours.norm2, ours.norm3),
     )
     return ours
 

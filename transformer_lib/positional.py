@@ -91,8 +91,7 @@ def _check_positions(x: Tensor, d_model: int, max_len: int) -> None:
     check_tensor("x", x, f"(B, T, D={d_model})", 3, d_model)
     if x.shape[1] > max_len:
         raise ValueError(
-            f"x has {x.shape[1]} positions but the positional encoding covers max_len={max_len}; "
-            "raise max_len in the config"
+            f"x has {x.shape[1]} positions but the positional encoding covers max_len={max_len}; raise max_len in the config"
         )
 
 

@@ -131,8 +131,7 @@ class Task:
         longest = max(self.max_src_len, self.max_tgt_len + 1)
         if longest > config.max_len:
             raise ValueError(
-                f"task {self.name!r} has sequences of up to {longest} positions, more than "
-                f"config.max_len={config.max_len}"
+                f"task {self.name!r} has sequences of up to {longest} positions, more than config.max_len={config.max_len}"
             )
 
     def to_text(self, ids: Iterable[int] | Tensor) -> str:
@@ -191,9 +190,7 @@ def sort_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
     return _integer_task("sort", lambda s: sorted(s, key=int), n_symbols, min_len, max_len)
 
 
-MONTHS = tuple(
-    "january february march april may june july august september october november december".split()
-)
+MONTHS = tuple("january february march april may june july august september october november december".split())
 MONTH_ABBREVIATIONS = tuple(m[:3] for m in MONTHS)
 DATE_FORMATS = (
     "{d} {month} {yyyy}",  # 22 november 2026

@@ -68,8 +68,11 @@ execute-cache: setup
 
 test: setup lint unit nbval build
 
+# ruff: lint rules and formatting; mypy: types of transformer_lib (configured in pyproject.toml [tool.mypy]).
 lint: setup
 	$(BIN)/ruff check transformer_lib tests benchmarks
+	$(BIN)/ruff format --check transformer_lib tests benchmarks
+	$(BIN)/python -m mypy
 
 unit: setup
 	$(BIN)/python -m pytest -n $(JOBS) --timeout=900 tests
@@ -100,8 +103,20 @@ execute: setup
 lab: setup
 	$(BIN)/jupyter lab book/
 
+# Every benchmarks/*.py (not the _helpers), one after another; what they print (the ratios) also goes to
+# benchmarks/results.txt, replaced only when every script succeeded. Quick look: make bench BENCH_ARGS="--rounds 3"
+BENCHMARKS := $(sort $(filter-out benchmarks/_%,$(wildcard benchmarks/*.py)))
+BENCH_ARGS ?=
 bench: setup
-	$(BIN)/python benchmarks/attention_speed.py
+	@tmp=benchmarks/results.txt.partial; \
+	printf '# make bench on %s: %s, %s CPUs, torch %s\n' "$$(date -u +%Y-%m-%dT%H:%MZ)" "$$(uname -m)" "$$(nproc)" \
+		"$$($(BIN)/python -c 'import torch; print(torch.__version__)')" > $$tmp; \
+	for script in $(BENCHMARKS); do \
+		printf '\n## %s %s\n' "$$script" "$(BENCH_ARGS)" | tee -a $$tmp; \
+		$(BIN)/python $$script $(BENCH_ARGS) > $$tmp.one 2>&1; status=$$?; tee -a $$tmp < $$tmp.one; rm -f $$tmp.one; \
+		if [ $$status -ne 0 ]; then echo "$$script failed (exit status $$status); benchmarks/results.txt not updated"; exit 1; fi; \
+	done; \
+	mv $$tmp benchmarks/results.txt; echo "written to benchmarks/results.txt"
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

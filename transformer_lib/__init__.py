@@ -12,12 +12,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import checkpoint, claims, data, decoding, interop, masks, rnn, stats, training, utils, variants
+from . import checkpoint, claims, data, decoding, graphs, interop, masks, rnn, stats, tasks, training, utils, variants
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
-from .data import Batch, Vocab, batch_by_tokens, collate, make_task, padding_fraction
+from .data import Batch, Vocab, batch_by_tokens, collate, padding_fraction
 from .decoding import beam_search, greedy_decode, length_penalty, sample, sequence_log_prob
+from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
 from .layers import DecoderLayer, EncoderLayer, PositionwiseFeedForward
 from .masks import (
     band_mask,
@@ -30,7 +31,15 @@ from .masks import (
     to_key_padding_mask,
     to_torch_attn_mask,
 )
-from .model import Decoder, DecoderOnlyLM, Encoder, Transformer, capture_attention, count_parameters
+from .model import (
+    Decoder,
+    DecoderOnlyLM,
+    Encoder,
+    Transformer,
+    capture_attention,
+    count_parameters,
+    set_attention_kernel,
+)
 from .positional import (
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,
@@ -44,12 +53,21 @@ from .rnn import (
     RecurrentLayer,
     RNNSeq2Seq,
     cell_parameter_count,
-    graph_depth,
-    graph_path_lengths,
     make_cell,
-    state_gradient_norms,
 )
-from .training import LabelSmoothingLoss, TrainHistory, evaluate, noam_lr, noam_scheduler, train
+from .tasks import make_task
+from .training import (
+    LabelSmoothingLoss,
+    TrainHistory,
+    classification_loss,
+    evaluate,
+    lm_loss,
+    masked_lm_loss,
+    noam_lr,
+    noam_scheduler,
+    seq2seq_loss,
+    train,
+)
 from .utils import cpu_seconds, deterministic, format_table, glue, portable_numerics, rounded, set_seed
 from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
 
@@ -99,6 +117,7 @@ __all__ = [
     "cell_parameter_count",
     "checkpoint",
     "claims",
+    "classification_loss",
     "collate",
     "count_parameters",
     "cpu_seconds",
@@ -108,19 +127,22 @@ __all__ = [
     "deterministic",
     "evaluate",
     "format_table",
-    "glue",
     "from_key_padding_mask",
     "from_torch_attn_mask",
+    "glue",
     "graph_depth",
     "graph_path_lengths",
+    "graphs",
     "greedy_decode",
     "interop",
     "length_penalty",
+    "lm_loss",
     "load_checkpoint",
     "log_spectrogram",
     "make_cell",
     "make_task",
     "mask_tokens",
+    "masked_lm_loss",
     "masked_softmax",
     "masks",
     "noam_lr",
@@ -133,11 +155,14 @@ __all__ = [
     "sample",
     "save_checkpoint",
     "scaled_dot_product_attention",
+    "seq2seq_loss",
     "sequence_log_prob",
+    "set_attention_kernel",
     "set_seed",
-    "stats",
     "sinusoidal_table",
     "state_gradient_norms",
+    "stats",
+    "tasks",
     "to_additive",
     "to_key_padding_mask",
     "to_torch_attn_mask",

@@ -152,9 +152,7 @@ def holds() -> Rule:
     return Rule("test is True", test)
 
 
-def verdict(
-    claimed: Any, computed: Any, rule: Rule, *, from_source: Any = None, by_construction: bool = False
-) -> str:
+def verdict(claimed: Any, computed: Any, rule: Rule, *, from_source: Any = None, by_construction: bool = False) -> str:
     """The verdict word for one claim (see the module docstring for the words).
 
     ``from_source``: the value recomputed from the source's own earlier numbers; a
@@ -267,8 +265,8 @@ class Audit:
     def format(self, width: int = 88) -> str:
         """One block per claim, wrapped to ``width`` characters::
 
-            000 §2.2.3  the Transformer's d_k is 512
-                        claimed 512 · computed 64 · rule: equal  ->  wrong
+        000 §2.2.3  the Transformer's d_k is 512
+                    claimed 512 · computed 64 · rule: equal  ->  wrong
         """
         lines = [self.title] if self.title else []
         indent = " " * (max((len(r.source) for r in self.results), default=0) + 2)

@@ -168,15 +168,15 @@ class Batch:
         if len(self) < world_size:
             raise ValueError(f"a batch of {len(self)} examples cannot be split over world_size={world_size} ranks")
 
-        def part(x: Tensor | None) -> Tensor | None:
-            return None if x is None else torch.tensor_split(x, world_size)[rank]
+        def part(x: Tensor) -> Tensor:
+            return torch.tensor_split(x, world_size)[rank]
 
         return replace(
             self,
-            src=part(self.src),
+            src=None if self.src is None else part(self.src),
             tgt_in=part(self.tgt_in),
             tgt_out=part(self.tgt_out),
-            src_mask=part(self.src_mask),
+            src_mask=None if self.src_mask is None else part(self.src_mask),
             tgt_mask=part(self.tgt_mask),
         )
 
@@ -211,16 +211,16 @@ def collate(
     for i, pair in enumerate(examples):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise TypeError(f"examples[{i}] must be a (source ids, target ids) pair, got {pair!r}")
-        src, tgt = pair
-        if len(src) == 0 or len(tgt) == 0:
-            raise ValueError(f"examples[{i}] has an empty source or target (lengths {len(src)}, {len(tgt)})")
-        if max_len is not None and (len(src) > max_len or len(tgt) + 1 > max_len):
+        source, target = pair
+        if len(source) == 0 or len(target) == 0:
+            raise ValueError(f"examples[{i}] has an empty source or target (lengths {len(source)}, {len(target)})")
+        if max_len is not None and (len(source) > max_len or len(target) + 1 > max_len):
             raise ValueError(
-                f"examples[{i}] is longer than max_len={max_len}: source {len(src)} tokens, "
-                f"target {len(tgt)} + 1 tokens (with <bos>/<eos>)"
+                f"examples[{i}] is longer than max_len={max_len}: source {len(source)} tokens, "
+                f"target {len(target)} + 1 tokens (with <bos>/<eos>)"
             )
-    S = max(len(src) for src, _ in examples)
-    T = max(len(tgt) for _, tgt in examples) + 1
+    S = max(len(s) for s, _ in examples)
+    T = max(len(t) for _, t in examples) + 1
     src = torch.tensor([[*s] + [pad_id] * (S - len(s)) for s, _ in examples])
     tgt_in = torch.tensor([[bos_id, *t] + [pad_id] * (T - 1 - len(t)) for _, t in examples])  # shifted right
     tgt_out = torch.tensor([[*t, eos_id] + [pad_id] * (T - 1 - len(t)) for _, t in examples])  # to predict

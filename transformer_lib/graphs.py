@@ -17,7 +17,7 @@ Paper: §4 and Table 1. Book: chapter 1.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
@@ -56,11 +56,11 @@ def state_gradient_norms(layer: RecurrentLayer, x: Tensor, loss_fn: Callable[[Te
     return torch.stack([h.grad.norm(dim=-1).mean() for h in hidden]).detach()  # type: ignore[union-attr]
 
 
-def _graph_from(output: Tensor) -> dict[object, list[object]]:
+def _graph_from(output: Tensor) -> dict[Any, list[Any]]:
     """The autograd graph reachable from ``output``: node -> the nodes it feeds gradients to."""
     if not isinstance(output, Tensor) or output.grad_fn is None:
         raise ValueError("output must be a tensor computed with autograd (it has no grad_fn)")
-    children: dict[object, list[object]] = {}
+    children: dict[Any, list[Any]] = {}  # autograd Node -> Nodes
     stack = [output.grad_fn]
     while stack:  # iterative: a recurrent graph is thousands of nodes deep
         node = stack.pop()

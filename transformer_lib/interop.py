@@ -15,6 +15,8 @@ Book: chapter 4 (attention parity) and chapter 9 (layer and stack parity).
 
 from __future__ import annotations
 
+from typing import Any, TypeVar, cast
+
 import torch
 from torch import nn
 
@@ -22,8 +24,10 @@ from .attention import MultiHeadAttention
 from .layers import DecoderLayer, EncoderLayer
 from .model import Decoder, Encoder
 
+M = TypeVar("M", bound=nn.Module)
 
-def _like(module: nn.Module, reference: nn.Module) -> nn.Module:
+
+def _like(module: M, reference: nn.Module) -> M:
     parameter = next(reference.parameters())
     return module.to(dtype=parameter.dtype, device=parameter.device)
 
@@ -98,7 +102,10 @@ def _activation_name(layer: EncoderLayer | DecoderLayer) -> str:
     return "gelu" if isinstance(layer.ffn.activation, nn.GELU) else "relu"
 
 
-def _torch_activation_name(layer: nn.Module) -> str:
+TorchLayer = nn.TransformerEncoderLayer | nn.TransformerDecoderLayer
+
+
+def _torch_activation_name(layer: TorchLayer) -> str:
     activation = layer.activation
     if activation in (torch.nn.functional.gelu,) or isinstance(activation, nn.GELU):
         return "gelu"
@@ -118,7 +125,7 @@ def _copy_ffn_and_norms(src_linears, dst_linears, src_norms, dst_norms) -> None:
         dst.eps = src.eps
 
 
-def _torch_layer_kwargs(layer: EncoderLayer | DecoderLayer) -> dict:
+def _torch_layer_kwargs(layer: EncoderLayer | DecoderLayer) -> dict[str, Any]:
     return dict(
         d_model=layer.self_attn.d_model,
         nhead=layer.self_attn.n_heads,
@@ -132,7 +139,7 @@ def _torch_layer_kwargs(layer: EncoderLayer | DecoderLayer) -> dict:
     )
 
 
-def _our_layer_kwargs(layer: nn.Module) -> dict:
+def _our_layer_kwargs(layer: TorchLayer) -> dict[str, Any]:
     return dict(
         d_model=layer.self_attn.embed_dim,
         n_heads=layer.self_attn.num_heads,
@@ -147,7 +154,7 @@ def _our_layer_kwargs(layer: nn.Module) -> dict:
     )
 
 
-def _check_batch_first(layer: nn.Module) -> None:
+def _check_batch_first(layer: TorchLayer) -> None:
     if not layer.self_attn.batch_first:
         raise ValueError("the torch layer must be built with batch_first=True (this library is batch-first)")
 
@@ -228,7 +235,7 @@ def to_torch_encoder(ours: Encoder) -> nn.TransformerEncoder:
     the paper's Post-LN model does not have.)
     """
     _require("ours", ours, Encoder)
-    layers = [to_torch_encoder_layer(layer) for layer in ours.layers]
+    layers = [to_torch_encoder_layer(cast(EncoderLayer, layer)) for layer in ours.layers]
     theirs = nn.TransformerEncoder(layers[0], len(layers), norm=_copied_norm(ours.norm), enable_nested_tensor=False)
     theirs.layers = nn.ModuleList(layers)
     return theirs
@@ -237,7 +244,7 @@ def to_torch_encoder(ours: Encoder) -> nn.TransformerEncoder:
 def to_torch_decoder(ours: Decoder) -> nn.TransformerDecoder:
     """A new ``nn.TransformerDecoder`` with our layers' weights (final norm as in :func:`to_torch_encoder`)."""
     _require("ours", ours, Decoder)
-    layers = [to_torch_decoder_layer(layer) for layer in ours.layers]
+    layers = [to_torch_decoder_layer(cast(DecoderLayer, layer)) for layer in ours.layers]
     theirs = nn.TransformerDecoder(layers[0], len(layers), norm=_copied_norm(ours.norm))
     theirs.layers = nn.ModuleList(layers)
     return theirs

@@ -47,6 +47,8 @@ class SinusoidalPositionalEncoding(nn.Module):
     Paper: §3.5 (the table) and §5.4 (dropout on the sums). Book: chapter 6.
     """
 
+    table: Tensor  # (max_len, D) float64 buffer, not saved in the state dict
+
     def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
         super().__init__()
         check_positive_int("d_model", d_model)
@@ -118,7 +120,7 @@ class TokenEmbedding(nn.Module):
         nn.init.normal_(self.embedding.weight, std=d_model**-0.5)
 
     @property
-    def weight(self) -> nn.Parameter:
+    def weight(self) -> Tensor:
         """The (V, D) embedding matrix (shared with the output projection when tied)."""
         return self.embedding.weight
 

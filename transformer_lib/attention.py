@@ -128,6 +128,49 @@ class AdditiveAttention(nn.Module):
 KERNELS = ("fused", "explicit")
 
 
+class KVCache:
+    """Keys and values of the positions decoded so far, for incremental (cached) decoding.
+
+    Each :class:`MultiHeadAttention` of a decoder stores its keys and values here,
+    shape (B, H, positions, D/H): self-attention entries grow by the new positions
+    at every step; cross-attention entries (the encoder memory's, ``static``) are
+    computed once. ``length`` counts the positions already decoded; the model that
+    owns the positions advances it. Used by ``greedy_decode``, ``beam_search`` and
+    ``sample`` (``use_cache=True``); a model's ``decode``/``forward`` with
+    ``cache=KVCache()`` returns only the outputs of the positions it has not seen.
+
+    Paper: §3.1 (the decoder is auto-regressive: position i depends only on
+    positions < i, so their keys and values never change). Book: chapter 13.
+    """
+
+    def __init__(self) -> None:
+        self.length = 0
+        self._entries: dict[nn.Module, tuple[Tensor, Tensor]] = {}
+        self._static: set[nn.Module] = set()
+
+    def __contains__(self, module: object) -> bool:
+        return module in self._entries
+
+    def __getitem__(self, module: nn.Module) -> tuple[Tensor, Tensor]:
+        return self._entries[module]
+
+    def store(self, module: nn.Module, k: Tensor, v: Tensor, *, static: bool = False) -> None:
+        """Keep ``module``'s keys and values (all positions so far, or the memory's if ``static``)."""
+        self._entries[module] = (k, v)
+        if static:
+            self._static.add(module)
+
+    def reorder(self, index: Tensor) -> None:
+        """Keep rows ``index`` of every growing entry (beam search: each hypothesis takes its parent's past).
+
+        Static entries (the memory's keys and values) are left as they are: the rows
+        must be reordered within groups that share a source, as beam search does.
+        """
+        for module, (k, v) in self._entries.items():
+            if module not in self._static:
+                self._entries[module] = (k.index_select(0, index), v.index_select(0, index))
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention: h scaled dot-product attentions in subspaces of width d_model / h.
 
@@ -227,6 +270,32 @@ class MultiHeadAttention(nn.Module):
         out = _fused_attention(q, k, v, mask, dropout_p)
         weights = masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), mask) if need_weights else None
         return out, weights
+
+    def incremental(
+        self, query: Tensor, source: Tensor, cache: KVCache, *, mask: Tensor | None = None, static: bool = False
+    ) -> Tensor:
+        """Attention of new queries with the keys and values of past positions kept in ``cache``.
+
+        Self-attention (``static=False``): the keys and values of ``source`` (the new
+        positions) are appended to this module's cached ones, and the queries attend
+        to all of them. Cross-attention (``static=True``): ``source`` is the encoder
+        memory; its keys and values are computed on the first call and reused after.
+        Equal to :meth:`forward` on the whole prefix, row for row (tested).
+
+        Shape: query (B, t, D), source (B, t or S, D), mask broadcastable to
+        (B, H, t, past + t) or (B, H, t, S) -> (B, t, D).
+        """
+        q = self.split_heads(self.q_proj(query))  # (B, H, t, Dh)
+        if static and self in cache:
+            k, v = cache[self]
+        else:
+            k, v = self.split_heads(self.k_proj(source)), self.split_heads(self.v_proj(source))
+            if self in cache:  # append the new positions to the past ones
+                past_k, past_v = cache[self]
+                k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
+            cache.store(self, k, v, static=static)
+        out, _ = self.attend(q, k, v, mask, False, self.kernel)
+        return self.out_proj(self.merge_heads(out))
 
     def _check_inputs(
         self, query: object, key: object, value: object, mask: object, kernel: object

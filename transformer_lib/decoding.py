@@ -16,9 +16,14 @@ Conventions shared by :func:`greedy_decode` and :func:`beam_search`:
   (``batch.src_mask`` of a :class:`~transformer_lib.data.Batch`);
 * the model runs in eval mode without gradients, and gets its mode back afterwards.
 
-The model never sees a future token: at each step the decoder re-reads the
-whole prefix (this library has no key/value cache, which keeps the model code
-the paper's; decoding short toy sequences stays fast).
+The model never sees a future token. With ``use_cache=True`` (the default, for
+models with ``supports_cache``: Transformer, SpeechTransformer, DecoderOnlyLM)
+each step computes only the new position: the keys and values of the earlier
+positions are kept in a :class:`~transformer_lib.attention.KVCache`, and the
+cross-attention keys and values of the memory are computed once. The tokens are
+those of ``use_cache=False``, which re-runs the decoder over the whole prefix
+at every step (tested in float64 and float32, with padding, ``<eos>`` mid-batch
+and beam reordering); only rounding in the last float digits differs.
 
 Paper: §6.1 (beam size 4, length penalty alpha = 0.6, maximum output length
 input + 50, "terminate early when possible"); the length penalty is Wu et al.
@@ -34,6 +39,7 @@ import torch
 from torch import Tensor, nn
 
 from ._checks import (
+    check_bool,
     check_nonnegative,
     check_nonnegative_int,
     check_positive,
@@ -41,6 +47,7 @@ from ._checks import (
     check_tensor,
     check_tokens,
 )
+from .attention import KVCache
 from .model import unwrap
 
 
@@ -73,9 +80,20 @@ def _prepare(model: nn.Module, src: Tensor, max_len: int, src_mask: Tensor | Non
     return src_mask
 
 
-def _next_log_probs(model: nn.Module, tgt: Tensor, memory: Tensor, src_mask: Tensor | None) -> Tensor:
+def _new_cache(model: nn.Module, use_cache: object) -> KVCache | None:
+    """A fresh cache if asked for and the model's decode accepts one (``supports_cache``), else None."""
+    return KVCache() if check_bool("use_cache", use_cache) and getattr(model, "supports_cache", False) else None
+
+
+def _next_log_probs(
+    model: nn.Module, tgt: Tensor, memory: Tensor, src_mask: Tensor | None, cache: KVCache | None = None
+) -> Tensor:
     """Log-probabilities of the token after the prefix ``tgt``. Shape: tgt (N, t) -> (N, V)."""
-    logits = model.output_projection(model.decode(tgt, memory, src_mask=src_mask)[:, -1])
+    if cache is None:
+        states = model.decode(tgt, memory, src_mask=src_mask)  # the whole prefix again
+    else:
+        states = model.decode(tgt, memory, src_mask=src_mask, cache=cache)  # only the new position
+    logits = model.output_projection(states[:, -1])
     return logits.float().log_softmax(dim=-1)
 
 
@@ -88,6 +106,7 @@ def greedy_decode(
     *,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
+    use_cache: bool = True,
 ) -> Tensor:
     """Decode a batch by taking the most probable token at each step.
 
@@ -99,6 +118,8 @@ def greedy_decode(
         src_mask: which source positions may be attended to, broadcastable to (B, 1, 1, S);
             None = all of them. A padded batch needs ``tl.padding_mask(src, pad_id)``.
         pad_id: written after a sequence's ``<eos>``.
+        use_cache: reuse the past positions' keys and values (a :class:`KVCache`); False
+            re-runs the decoder over the whole prefix at every step. Same tokens.
 
     Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
     Paper: §3.1 (the decoder is auto-regressive). Book: chapter 10.
@@ -110,8 +131,9 @@ def greedy_decode(
         memory = model.encode(src, src_mask=src_mask)  # (B, S, D), computed once
         tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1): <bos>
         finished = torch.zeros(B, dtype=torch.bool, device=src.device)
+        cache = _new_cache(model, use_cache)
         for _ in range(max_len):
-            next_token = _next_log_probs(model, tgt, memory, src_mask).argmax(dim=-1)  # (B,)
+            next_token = _next_log_probs(model, tgt, memory, src_mask, cache).argmax(dim=-1)  # (B,)
             next_token = next_token.masked_fill(finished, pad_id)
             tgt = torch.cat([tgt, next_token[:, None]], dim=1)
             finished |= next_token == eos_id
@@ -175,6 +197,7 @@ def beam_search(
     length_penalty: float = 0.6,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
+    use_cache: bool = True,
 ) -> Tensor:
     """Beam search with the GNMT length penalty, batched over the B sources.
 
@@ -188,7 +211,8 @@ def beam_search(
     of one step have the same length, so the penalty does not change their order.
 
     Args:
-        model, src, max_len, bos_id, eos_id, src_mask, pad_id: as :func:`greedy_decode`.
+        model, src, max_len, bos_id, eos_id, src_mask, pad_id, use_cache: as :func:`greedy_decode`
+            (with the cache, each surviving hypothesis takes its parent's cached past).
         beam_size: hypotheses kept per source (4 in the paper).
         length_penalty: alpha of :func:`length_penalty` (0.6 in the paper; 0 = none).
 
@@ -209,8 +233,9 @@ def beam_search(
         log_p[:, 0] = 0.0  # K identical start hypotheses: keep only one, or the beam fills with copies
         finished = torch.zeros(B, K, dtype=torch.bool, device=device)
         lengths = torch.zeros(B, K, dtype=torch.long, device=device)  # |Y| of each hypothesis
+        cache = _new_cache(model, use_cache)
         for t in range(1, max_len + 1):
-            step = _next_log_probs(model, tokens.view(B * K, t), memory, beam_src_mask)  # (B*K, V)
+            step = _next_log_probs(model, tokens.view(B * K, t), memory, beam_src_mask, cache)  # (B*K, V)
             V = step.shape[-1]
             if t == 1 and K > V:
                 raise ValueError(f"beam_size={K} is larger than the vocabulary ({V} tokens)")
@@ -230,6 +255,8 @@ def beam_search(
             finished = was_finished | (token == eos_id)
             history = tokens.gather(1, parent[..., None].expand(B, K, t))  # (B, K, t)
             tokens = torch.cat([history, token[..., None]], dim=-1)  # (B, K, t + 1)
+            if cache is not None:  # hypothesis (b, k) continues parent (b, parent[b, k]): take its past
+                cache.reorder((parent + K * torch.arange(B, device=device)[:, None]).flatten())
             if bool(finished.all()):
                 break
         score = log_p / _lp(lengths, alpha)  # hypotheses cut at max_len count their length so far
@@ -260,6 +287,7 @@ def sample(
     eos_id: int | None = None,
     generator: torch.Generator | None = None,
     pad_id: int = 0,
+    use_cache: bool = True,
 ) -> Tensor:
     """Continue prompts with a decoder-only language model by sampling.
 
@@ -274,6 +302,7 @@ def sample(
         max_new_tokens: tokens to add. temperature: > 0. top_k: keep this many tokens, or None for all.
         eos_id: if given, a sequence that samples it stops; ``pad_id`` follows.
         generator: the torch.Generator to draw from (default: torch's global one).
+        use_cache: reuse past keys and values (for an ``lm`` with ``supports_cache``); same tokens.
 
     Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
     Book: chapter 14 (decoder-only models), chapter 10 (decoding).
@@ -295,8 +324,9 @@ def sample(
     tokens = prompt
     finished = torch.zeros(prompt.shape[0], dtype=torch.bool, device=prompt.device)
     with _evaluating(lm):
+        cache = _new_cache(lm, use_cache)
         for _ in range(max_new_tokens):
-            logits = lm(tokens)[:, -1].float() / temperature  # (B, V)
+            logits = (lm(tokens) if cache is None else lm(tokens, cache=cache))[:, -1].float() / temperature  # (B, V)
             if top_k is not None and top_k < logits.shape[-1]:
                 kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
                 logits = logits.masked_fill(logits < kth, float("-inf"))

@@ -23,7 +23,7 @@ from typing import Any
 from torch import Tensor, nn
 
 from ._checks import check_tensor
-from .attention import MultiHeadAttention
+from .attention import KVCache, MultiHeadAttention
 from .config import TransformerConfig
 
 _ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
@@ -82,8 +82,10 @@ class EncoderLayer(nn.Module):
         attention_dropout, ffn_dropout: dropout inside attention and FFN (0 in the paper).
         bias: biases in the projections.
 
-    Forward: ``forward(x, *, mask=None)``; ``mask`` (keyword-only) is the
+    Forward: ``forward(x, *, mask=None, cache=None)``; ``mask`` (keyword-only) is the
     self-attention mask, broadcastable to (B, H, S, S); None = every position visible.
+    With a :class:`~transformer_lib.attention.KVCache`, ``x`` holds only new positions
+    and attends to the cached past too (a decoder-only LM decoding incrementally).
 
     Shape: x (B, S, D) -> (B, S, D).
     Paper: §3.1, "Encoder". Book: chapters 8 and 9.
@@ -115,16 +117,18 @@ class EncoderLayer(nn.Module):
     def from_config(cls, config: TransformerConfig) -> EncoderLayer:
         return cls(**_layer_kwargs(config))
 
-    def forward(self, x: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, *, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
         if self.norm_first:  # Pre-LN
-            x = x + self._self_attention(self.norm1(x), mask)
+            x = x + self._self_attention(self.norm1(x), mask, cache)
             x = x + self.dropout2(self.ffn(self.norm2(x)))
         else:  # Post-LN, the paper's order
-            x = self.norm1(x + self._self_attention(x, mask))
+            x = self.norm1(x + self._self_attention(x, mask, cache))
             x = self.norm2(x + self.dropout2(self.ffn(x)))
         return x
 
-    def _self_attention(self, x: Tensor, mask: Tensor | None) -> Tensor:
+    def _self_attention(self, x: Tensor, mask: Tensor | None, cache: KVCache | None) -> Tensor:
+        if cache is not None:  # x holds only the new positions; the past keys/values are cached
+            return self.dropout1(self.self_attn.incremental(x, x, cache, mask=mask))
         return self.dropout1(self.self_attn(x, x, x, mask=mask)[0])
 
 
@@ -136,7 +140,9 @@ class DecoderLayer(nn.Module):
 
     Args: as :class:`EncoderLayer`.
 
-    Forward: ``forward(x, memory, *, src_mask=None, tgt_mask=None)``; masks are keyword-only.
+    Forward: ``forward(x, memory, *, src_mask=None, tgt_mask=None, cache=None)``; masks are
+    keyword-only; with a :class:`~transformer_lib.attention.KVCache`, ``x`` holds only new
+    positions (see :meth:`MultiHeadAttention.incremental`).
 
     Shape:
         x (B, T, D), memory (B, S, D), src_mask (which memory positions may be
@@ -187,19 +193,24 @@ class DecoderLayer(nn.Module):
         *,
         src_mask: Tensor | None = None,
         tgt_mask: Tensor | None = None,
+        cache: KVCache | None = None,
     ) -> Tensor:
         if self.norm_first:  # Pre-LN
-            x = x + self._self_attention(self.norm1(x), tgt_mask)
-            x = x + self._cross_attention(self.norm2(x), memory, src_mask)
+            x = x + self._self_attention(self.norm1(x), tgt_mask, cache)
+            x = x + self._cross_attention(self.norm2(x), memory, src_mask, cache)
             x = x + self.dropout3(self.ffn(self.norm3(x)))
         else:  # Post-LN, the paper's order
-            x = self.norm1(x + self._self_attention(x, tgt_mask))
-            x = self.norm2(x + self._cross_attention(x, memory, src_mask))
+            x = self.norm1(x + self._self_attention(x, tgt_mask, cache))
+            x = self.norm2(x + self._cross_attention(x, memory, src_mask, cache))
             x = self.norm3(x + self.dropout3(self.ffn(x)))
         return x
 
-    def _self_attention(self, x: Tensor, mask: Tensor | None) -> Tensor:
+    def _self_attention(self, x: Tensor, mask: Tensor | None, cache: KVCache | None) -> Tensor:
+        if cache is not None:  # x holds only the new positions; the past keys/values are cached
+            return self.dropout1(self.self_attn.incremental(x, x, cache, mask=mask))
         return self.dropout1(self.self_attn(x, x, x, mask=mask)[0])
 
-    def _cross_attention(self, x: Tensor, memory: Tensor, mask: Tensor | None) -> Tensor:
+    def _cross_attention(self, x: Tensor, memory: Tensor, mask: Tensor | None, cache: KVCache | None) -> Tensor:
+        if cache is not None:  # the memory's keys/values are computed once
+            return self.dropout2(self.cross_attn.incremental(x, memory, cache, mask=mask, static=True))
         return self.dropout2(self.cross_attn(x, memory, memory, mask=mask)[0])

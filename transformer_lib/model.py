@@ -13,7 +13,7 @@ import torch
 from torch import Tensor, nn
 
 from ._checks import check_bool, check_choice, check_tensor
-from .attention import KERNELS, MultiHeadAttention
+from .attention import KERNELS, KVCache, MultiHeadAttention
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
 from .masks import causal_mask
@@ -38,12 +38,22 @@ def _final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
     return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
 
 
-def with_causal(mask: Tensor | None, T: int, device: torch.device | None = None) -> Tensor:
-    """``mask`` AND the (T, T) causal mask: position i sees positions <= i, and only where ``mask`` allows.
+def with_causal(mask: Tensor | None, T: int, device: torch.device | None = None, past: int = 0) -> Tensor | None:
+    """``mask`` AND the causal mask: position i sees positions <= i, and only where ``mask`` allows.
 
-    Shape: mask None or broadcastable to (B, H, T, T) -> broadcastable to (B, H, T, T).
+    ``past`` > 0 is for incremental decoding: the T queries are positions
+    past ... past + T - 1 and the keys positions 0 ... past + T - 1. One new query
+    (T = 1) after a past sees every key, so then the result is ``mask`` itself (None: no mask).
+
+    Shape: mask None or broadcastable to (B, H, T, past + T) -> broadcastable to (B, H, T, past + T).
     """
-    causal = causal_mask(T, device=device)
+    if past > 0 and T == 1:
+        return mask  # the last position sees all earlier ones: the causal mask hides nothing
+    if past == 0:
+        causal = causal_mask(T, device=device)
+    else:
+        keys = torch.arange(past + T, device=device)
+        causal = keys[None, :] <= torch.arange(past, past + T, device=device)[:, None]  # (T, past + T)
     return causal if mask is None else mask & causal
 
 
@@ -81,6 +91,9 @@ class Decoder(nn.Module):
             position never sees a later one. None = causal mask only.
         causal: ``False`` drops the causal mask (uses ``tgt_mask`` as given): only
             to show what goes wrong without it (chapter 5).
+        cache: a :class:`~transformer_lib.attention.KVCache` for incremental decoding:
+            ``x`` then holds only the positions after ``cache.length``, which attend to
+            the cached keys and values of the earlier ones; the cache advances.
 
     Shape: x (B, T, D) already embedded, memory (B, S, D) -> (B, T, D).
     Paper: §3.1 ("masking ... ensures that the predictions for position i can
@@ -101,12 +114,16 @@ class Decoder(nn.Module):
         src_mask: Tensor | None = None,
         tgt_mask: Tensor | None = None,
         causal: bool = True,
+        cache: KVCache | None = None,
     ) -> Tensor:
+        past = 0 if cache is None else cache.length
         if check_bool("causal", causal):
             check_tensor("x", x, "(B, T, D)", rank=3)
-            tgt_mask = with_causal(tgt_mask, x.shape[1], x.device)
+            tgt_mask = with_causal(tgt_mask, x.shape[1], x.device, past)
         for layer in self.layers:
-            x = layer(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
+            x = layer(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, cache=cache)
+        if cache is not None:
+            cache.length = past + x.shape[1]
         return x if self.norm is None else self.norm(x)
 
 
@@ -186,6 +203,8 @@ class Transformer(nn.Module):
         tied = self.tgt_embed if config.share_embeddings else None
         self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied)
 
+    supports_cache = True  # decode() accepts a KVCache
+
     def encode(self, src: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         """Source ids (B, S) -> memory (B, S, D)."""
         return self.encoder(self.positional(self.src_embed(src)), src_mask=src_mask)
@@ -198,10 +217,18 @@ class Transformer(nn.Module):
         src_mask: Tensor | None = None,
         tgt_mask: Tensor | None = None,
         causal: bool = True,
+        cache: KVCache | None = None,
     ) -> Tensor:
-        """Target ids (B, T) and memory (B, S, D) -> decoder states (B, T, D)."""
+        """Target ids (B, T) and memory (B, S, D) -> decoder states (B, T, D).
+
+        With ``cache`` (a :class:`~transformer_lib.attention.KVCache`), ``tgt`` is still the
+        whole prefix, but only the positions from ``cache.length`` on are computed and
+        returned: (B, T - cache.length, D); the others' keys and values come from the cache.
+        """
         x = self.positional(self.tgt_embed(tgt))
-        return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
+        if cache is not None:
+            x = x[:, cache.length :]  # positions are added above, over the whole prefix
+        return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal, cache=cache)
 
     def forward(
         self,
@@ -223,8 +250,10 @@ class DecoderOnlyLM(nn.Module):
     Each block is an :class:`EncoderLayer` run with the causal mask; there is no
     cross-attention. Uses ``config.tgt_vocab_size`` and ``config.n_decoder_layers``.
 
-    Forward: ``forward(tokens, *, mask=None)``; ``mask`` (keyword-only, e.g. a
+    Forward: ``forward(tokens, *, mask=None, cache=None)``; ``mask`` (keyword-only, e.g. a
     padding mask broadcastable to (B, H, T, T)) is always ANDed with the causal mask.
+    With ``cache`` (a :class:`~transformer_lib.attention.KVCache`) only the logits of the
+    positions from ``cache.length`` on are computed and returned (``tl.sample`` uses it).
 
     Shape: tokens (B, T) -> logits (B, T, V).
     Paper: Radford et al. (2018), §3.1. Book: chapter 14.
@@ -240,11 +269,17 @@ class DecoderOnlyLM(nn.Module):
         tied = self.embed if config.share_embeddings else None
         self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied)
 
-    def forward(self, tokens: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    supports_cache = True
+
+    def forward(self, tokens: Tensor, *, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
         x = self.positional(self.embed(tokens))
-        mask = with_causal(mask, tokens.shape[1], tokens.device)
+        past = 0 if cache is None else cache.length
+        x = x[:, past:]  # with a cache: only the positions not seen yet
+        mask = with_causal(mask, x.shape[1], tokens.device, past)
         for layer in self.layers:
-            x = layer(x, mask=mask)
+            x = layer(x, mask=mask, cache=cache)
+        if cache is not None:
+            cache.length = tokens.shape[1]
         if self.norm is not None:
             x = self.norm(x)
         return self.output_projection(x)

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from ._checks import check_tensor, check_tokens
+from .attention import KVCache
 from .config import TransformerConfig
 from .model import Decoder, Encoder, check_config, output_projection, positional_layer
 from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
@@ -236,6 +237,8 @@ class SpeechTransformer(nn.Module):
         self.decoder = Decoder(config)
         self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tie_to=self.tgt_embed)
 
+    supports_cache = True  # decode() accepts a KVCache
+
     def encode(self, features: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         """Features (B, S, F) -> memory (B, ceil(S/2), D).
 
@@ -254,11 +257,17 @@ class SpeechTransformer(nn.Module):
         src_mask: Tensor | None = None,
         tgt_mask: Tensor | None = None,
         causal: bool = True,
+        cache: KVCache | None = None,
     ) -> Tensor:
-        """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); always causal unless ``causal=False``."""
+        """Tokens (B, T) and memory (B, S', D) -> decoder states (B, T, D); always causal unless ``causal=False``.
+
+        ``cache``: as :meth:`transformer_lib.Transformer.decode` (only new positions are computed).
+        """
         x = self.target_positions(self.tgt_embed(tgt))
+        if cache is not None:
+            x = x[:, cache.length :]
         src_mask = self.memory_mask(src_mask, memory.shape[1])
-        return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
+        return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal, cache=cache)
 
     def forward(
         self,

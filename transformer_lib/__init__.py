@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import checkpoint, claims, data, decoding, graphs, interop, masks, rnn, stats, tasks, training, utils, variants
+from . import bleu, checkpoint, claims, data, decoding, graphs, interop, masks, rnn, stats, tasks, training, utils, variants
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
@@ -112,6 +112,7 @@ __all__ = [
     "band_mask",
     "batch_by_tokens",
     "beam_search",
+    "bleu",
     "capture_attention",
     "causal_mask",
     "cell_parameter_count",

@@ -56,8 +56,9 @@ $(STAMP): requirements.txt pyproject.toml
 # changed. _config.yml renders the committed outputs (execute_notebooks: off, what make test checks); make book
 # builds with a copy of it that renders the cache instead.
 book: setup execute-cache
-	$(BIN)/python -c "import sys, yaml; c = yaml.safe_load(open('_config.yml')); \
+	$(BIN)/python -c "import os, sys, yaml; c = yaml.safe_load(open('_config.yml')); \
 		c['execute'] = {**c.get('execute', {}), 'execute_notebooks': 'cache', 'cache': sys.argv[1], 'timeout': 600}; \
+		ext = c.get('sphinx', {}).get('local_extensions', {}); ext.update({k: os.path.abspath(v) for k, v in ext.items()}); \
 		yaml.safe_dump(c, open(sys.argv[2], 'w'), sort_keys=False, allow_unicode=True)" \
 		"$(abspath $(BOOK_CACHE))" $(BOOK_CONFIG)
 	$(BIN)/jupyter-book build . --config $(BOOK_CONFIG) --keep-going
@@ -92,6 +93,12 @@ nbval-emulated: setup
 build: setup
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
+
+# The whole book as one PDF, from the committed outputs (xelatex; TeX Live and fonts listed in README).
+pdf: setup
+	rm -rf _build/latex
+	$(BIN)/jupyter-book build . --builder pdflatex --keep-going
+	test -s _build/latex/book.pdf && echo "PDF: _build/latex/book.pdf"
 
 # Execute in place (two at a time), then merge split stream outputs so re-runs give identical files.
 execute: setup

@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -46,9 +47,15 @@ def test_declared_dependencies_are_lower_bounds():
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_wheel_runs_a_chapter_in_a_clean_venv(tmp_path):
+    # build from a copy: setuptools writes build/ and *.egg-info next to the sources
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "transformer_lib", source / "transformer_lib", ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-                  "-w", str(wheels), str(ROOT)])
+                  "-w", str(wheels), str(source)])
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("transformer_lib-*.whl")
     import transformer_lib

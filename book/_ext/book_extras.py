@@ -1,0 +1,80 @@
+"""Sphinx additions of the book (loaded through ``sphinx.local_extensions`` in ``_config.yml``).
+
+- ``bibtex_default_style: authoryear``: the bibliography labels each entry the way the text cites it,
+  "[Vaswani et al., 2017]" (sphinxcontrib-bibtex's ``author_year`` reference style), instead of pybtex's
+  "[VSP+17]"; entries sorted by author, year and title.
+- Alt text for cell-output images: an image without alt text is described by its figure caption (the cell's
+  ``mystnb.figure.caption``) or, for an uncaptioned figure, by the section it appears in, instead of Sphinx's
+  default, the image's hashed file path.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from pybtex.plugin import register_plugin
+from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+from pybtex.style.labels import BaseLabelStyle
+
+
+def _last_names(person) -> str:
+    return " ".join(name.render_as("text") for name in person.rich_last_names)
+
+
+class AuthorYearLabelStyle(BaseLabelStyle):
+    """"Vaswani et al., 2017"; "Ba and Kingma, 2016"; a, b, ... where two entries would get one label."""
+
+    def format_labels(self, sorted_entries):
+        labels = []
+        for entry in sorted_entries:
+            persons = entry.persons.get("author") or entry.persons.get("editor") or []
+            names = [_last_names(p) for p in persons]
+            if not names:
+                who = entry.fields.get("organization", entry.fields.get("title", entry.key))
+            elif len(names) == 1:
+                who = names[0]
+            elif len(names) == 2:
+                who = f"{names[0]} and {names[1]}"
+            else:
+                who = f"{names[0]} et al."
+            labels.append(f"{who}, {entry.fields.get('year', 'n.d.')}")
+        counts = {label: labels.count(label) for label in labels}
+        seen: dict[str, int] = {}
+        for label in labels:
+            if counts[label] > 1:
+                seen[label] = seen.get(label, 0) + 1
+                label = f"{label}{'abcdefghijklmnopqrstuvwxyz'[seen[label] - 1]}"
+            yield label
+
+
+class AuthorYearStyle(UnsrtStyle):
+    default_label_style = AuthorYearLabelStyle
+    default_sorting_style = "author_year_title"
+
+
+register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle)
+
+
+def _section_title(node: nodes.Node) -> str:
+    while node is not None:
+        if isinstance(node, nodes.section) and node.children and isinstance(node.children[0], nodes.title):
+            return node.children[0].astext()
+        node = node.parent
+    return ""
+
+
+def add_alt_text(app, doctree: nodes.document, docname: str) -> None:
+    for image in doctree.findall(nodes.image):
+        if image.get("alt"):
+            continue
+        figure = image.parent if isinstance(image.parent, nodes.figure) else None
+        caption = next(iter(figure.findall(nodes.caption)), None) if figure is not None else None
+        if caption is not None:
+            image["alt"] = caption.astext()
+        else:
+            section = _section_title(image)
+            image["alt"] = f"Figure drawn by the code above (section: {section})" if section else "Figure drawn by the code above"
+
+
+def setup(app):
+    app.connect("doctree-resolved", add_alt_text)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

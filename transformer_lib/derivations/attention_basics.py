@@ -1,8 +1,9 @@
 """Attention as a weighted average; dot product, cosine and additive scores; what attention costs.
 
 Each builder returns a :class:`Derivation` whose steps sympy proves. The FLOP
-formulas are public helpers so that a chapter can evaluate them and compare
-them with ``torch.utils.flop_counter.FlopCounterMode``.
+formulas live in :mod:`transformer_lib.counting` (re-exported here for one
+release), so that a chapter can evaluate them and compare them with
+``torch.utils.flop_counter.FlopCounterMode``.
 
 Paper: §3.2.1 (scaled dot-product and additive attention), Table 1 (O(n^2 d)).
 Bahdanau et al. (2015), §3.1 and appendix A.1.2 (the additive score).
@@ -13,60 +14,34 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, register
-from .softmax import softmax_vector
+from ..counting import (
+    additive_attention_flops,
+    additive_elementwise_ops,
+    dot_product_attention_flops,
+    self_attention_flops,
+)
+from .core import Derivation, Step, register, softmax_vector, symbol_vector
+
+__all__ = [
+    "additive_attention_flops",  # re-exported from transformer_lib.counting for one release
+    "additive_attention_structure",
+    "additive_elementwise_ops",  # re-exported from transformer_lib.counting
+    "attention_convexity",
+    "attention_cost",
+    "cosine_attention_bound",
+    "cosine_attention_max_weight",
+    "dot_product_attention_flops",  # re-exported from transformer_lib.counting
+    "dot_product_similarity",
+    "self_attention_flops",  # re-exported from transformer_lib.counting
+]
 
 
 def _dot(a: sp.Matrix, b: sp.Matrix) -> sp.Expr:
     return (a.T * b)[0, 0]
 
 
-def _vector(name: str, n: int) -> sp.Matrix:
-    return sp.Matrix(sp.symbols(f"{name}1:{n + 1}", real=True))
-
-
-# --------------------------------------------------------------------------
-# FLOP counts. Convention (that of FlopCounterMode): a multiply-add is 2 FLOPs
-# and only matrix products are counted; element-wise work is counted apart.
-# --------------------------------------------------------------------------
-
-
-def dot_product_attention_flops(t_q, t_k, d_k, d_v) -> sp.Expr:
-    """Matrix-product FLOPs of softmax(Q K^T / sqrt(d_k)) V for one sequence.
-
-    Q K^T: t_q t_k d_k multiply-adds; weights @ V: t_q t_k d_v multiply-adds.
-    """
-    t_q, t_k, d_k, d_v = map(sp.sympify, (t_q, t_k, d_k, d_v))
-    return 2 * t_q * t_k * d_k + 2 * t_q * t_k * d_v
-
-
-def additive_attention_flops(t_q, t_k, d_q, d_k, hidden, d_v) -> sp.Expr:
-    """Matrix-product FLOPs of additive attention w^T tanh(W_q q + W_k k), weights @ V.
-
-    W_q on every query and W_k on every key (each once: Bahdanau et al. note
-    that U_a h_j can be precomputed), then the scoring vector w on each of the
-    t_q t_k hidden vectors, then weights @ V.
-    """
-    t_q, t_k, d_q, d_k, hidden, d_v = map(sp.sympify, (t_q, t_k, d_q, d_k, hidden, d_v))
-    return 2 * t_q * d_q * hidden + 2 * t_k * d_k * hidden + 2 * t_q * t_k * hidden + 2 * t_q * t_k * d_v
-
-
-def additive_elementwise_ops(t_q, t_k, hidden) -> sp.Expr:
-    """Element-wise operations additive attention adds on top: the broadcast sum and the tanh."""
-    t_q, t_k, hidden = map(sp.sympify, (t_q, t_k, hidden))
-    return 2 * t_q * t_k * hidden
-
-
-def self_attention_flops(n, d, output_projection: bool = False) -> sp.Expr:
-    """Matrix-product FLOPs of one single-head self-attention with d x d projections W_Q, W_K, W_V.
-
-    Three projections of n rows (2 n d^2 each) plus the attention itself (4 n^2 d);
-    with ``output_projection`` also a fourth d x d matrix on the output, as in
-    ``MultiHeadAttention(d, 1)``.
-    """
-    n, d = sp.sympify(n), sp.sympify(d)
-    projections = 4 if output_projection else 3
-    return projections * 2 * n * d**2 + dot_product_attention_flops(n, n, d, d)
+def _vector(name: str, n: int, **assumptions: bool) -> sp.Matrix:
+    return symbol_vector(name, n, **assumptions)
 
 
 # --------------------------------------------------------------------------
@@ -80,41 +55,40 @@ def attention_convexity() -> Derivation:
     steps = []
     for n in (2, 3, 4):
         s = softmax_vector(_vector("z", n))
-        steps.append(Step(f"n = {n}: the softmax weights sum to 1", sum(s), 1))
+        steps.append(Step.for_sizes("the softmax weights sum to 1", sum(s), 1, f"n = {n}"))
     z = _vector("z", 3)
     s = softmax_vector(z)
-    steps.append(
-        Step(
-            "s_1 = 1 / (1 + sum_{k != 1} exp(z_k - z_1)): a denominator > 1, so 0 < s_1 < 1",
-            s[0],
-            1 / (1 + sp.exp(z[1] - z[0]) + sp.exp(z[2] - z[0])),
-        )
-    )
+    steps += [
+        Step.inequality("every weight is positive: s_1 > 0", s[0], ">", 0),
+        Step.inequality("and below 1: s_1 < 1", s[0], "<", 1),
+    ]
     c = sp.Symbol("c", real=True)
+    shift = sp.Matrix([c, c, c])
     steps.append(
-        Step(
-            "softmax(z + c) = softmax(z): only differences of scores matter",
-            softmax_vector(z + sp.Matrix([c, c, c])),
-            s,
-        )
+        Step.for_sizes("softmax(z + c) = softmax(z): only differences of scores matter", softmax_vector(z + shift), s, "n = 3")
     )
     v = _vector("v", 3)  # one coordinate of three value vectors
-    m = sp.Symbol("m", real=True)
     steps.append(
-        Step(
+        Step.for_sizes(
             "sum_j s_j (v_j + c) = sum_j s_j v_j + c: shifting every value shifts the output",
-            _dot(s, v + sp.Matrix([c, c, c])),
+            _dot(s, v + shift),
             _dot(s, v) + c,
+            "n = 3",
         )
     )
-    steps.append(Step("equal values give that value back: sum_j s_j c = c", _dot(s, sp.Matrix([c, c, c])), c))
-    steps.append(
-        Step(
-            "y - m = sum_j s_j (v_j - m) >= 0 when m = min_j v_j (likewise y <= max_j v_j)",
-            _dot(s, v) - m,
-            _dot(s, v - sp.Matrix([m, m, m])),
-        )
-    )
+    steps.append(Step.for_sizes("equal values give that value back: sum_j s_j c = c", _dot(s, shift), c, "n = 3"))
+    low, high = sp.Symbol("m", real=True), sp.Symbol("M", real=True)
+    above = _vector("a", 3, nonnegative=True)  # v_j = m + a_j with a_j >= 0: m is a lower bound of the values
+    below = _vector("b", 3, nonnegative=True)  # v_j = M - b_j with b_j >= 0: M is an upper bound
+    steps += [
+        Step.inequality("y = sum_j s_j v_j >= m when every v_j = m + a_j >= m", _dot(s, low * sp.ones(3, 1) + above), ">=", low),
+        Step.inequality(
+            "y <= M when every v_j = M - b_j <= M: the output lies between the values",
+            _dot(s, high * sp.ones(3, 1) - below),
+            "<=",
+            high,
+        ),
+    ]
     return Derivation(
         name="attention_convexity",
         statement="alpha_ij > 0, sum_j alpha_ij = 1: y_i = sum_j alpha_ij v_j lies between the least and largest value",
@@ -140,30 +114,31 @@ def dot_product_similarity() -> Derivation:
         return _dot(x, y) / sp.sqrt(norm2(x) * norm2(y))
 
     steps = [
-        Step(
-            "in the plane, q . k = |q| |k| cos(angle between them)",
-            sp.trigsimp(_dot(q_polar, k_polar)),
-            r * s_len * sp.cos(a - b),
-        ),
-        Step(
-            "Lagrange's identity: |q|^2 |k|^2 - (q . k)^2 = |q x k|^2 >= 0, so |cos| <= 1",
+        Step.identity("in the plane, q . k = |q| |k| cos(angle between them)", _dot(q_polar, k_polar), r * s_len * sp.cos(a - b)),
+        Step.for_sizes(
+            "Lagrange's identity: |q|^2 |k|^2 - (q . k)^2 = |q x k|^2",
             norm2(q) * norm2(k) - _dot(q, k) ** 2,
             norm2(q.cross(k)),
+            "d = 3",
         ),
-        Step(
-            "polarisation: q . k = (|q|^2 + |k|^2 - |q - k|^2) / 2",
-            _dot(q, k),
-            (norm2(q) + norm2(k) - norm2(q - k)) / 2,
+        Step.inequality("|q x k|^2 >= 0 (a sum of squares), so |q . k| <= |q| |k| and |cos| <= 1", norm2(q.cross(k)), ">=", 0),
+        Step.for_sizes(
+            "polarisation: q . k = (|q|^2 + |k|^2 - |q - k|^2) / 2", _dot(q, k), (norm2(q) + norm2(k) - norm2(q - k)) / 2, "d = 3"
         ),
-        Step(
+        Step.for_sizes(
             "so between two keys the score difference is (|k|^2 - |l|^2)/2 - (|q - k|^2 - |q - l|^2)/2: "
             "a bonus for the longer key, a penalty for the farther one",
             _dot(q, k) - _dot(q, k2),
             (norm2(k) - norm2(k2)) / 2 - (norm2(q - k) - norm2(q - k2)) / 2,
+            "d = 3",
         ),
-        Step("scaling the query by c scales every score by c (an inverse temperature)", _dot(c * q, k), c * _dot(q, k)),
-        Step("cosine similarity ignores the query's length: cos(c q, k) = cos(q, k)", cosine(c * q, k), cosine(q, k)),
-        Step("... and the key's length: cos(q, c k) = cos(q, k)", cosine(q, c * k), cosine(q, k)),
+        Step.for_sizes(
+            "scaling the query by c scales every score by c (an inverse temperature)", _dot(c * q, k), c * _dot(q, k), "d = 3"
+        ),
+        Step.for_sizes(
+            "cosine similarity ignores the query's length: cos(c q, k) = cos(q, k)", cosine(c * q, k), cosine(q, k), "d = 3"
+        ),
+        Step.for_sizes("... and the key's length: cos(q, c k) = cos(q, k)", cosine(q, c * k), cosine(q, k), "d = 3"),
     ]
     return Derivation(
         name="dot_product_similarity",
@@ -191,25 +166,35 @@ def cosine_attention_bound() -> Derivation:
     )
     extreme = sp.exp(1 / tau) / (sp.exp(1 / tau) + (n - 1) * sp.exp(-1 / tau))
     tau_needed = 2 / sp.log(p * (n - 1) / (1 - p))
+    at_extremes = {z[0]: 1 / tau, z[1]: -1 / tau, z[2]: -1 / tau, z[3]: -1 / tau}
     steps = [
-        Step(
-            "d s_1 / d z_1 = s_1 (1 - s_1) > 0: raising a key's own score raises its weight",
+        Step.computed(
+            "d s_1 / d z_1 = s_1 (1 - s_1)",
             sp.diff(s[0], z[0]),
             s[0] * (1 - s[0]),
+            variables=(z[0],),
+            operand=s[0],
+            sizes="n = 4",
         ),
-        Step("d s_1 / d z_k = -s_1 s_k < 0: raising another key's score lowers it", sp.diff(s[0], z[1]), -s[0] * s[1]),
-        Step(
-            "so s_1 is largest at z_1 = 1/tau, z_k = -1/tau, where it equals "
-            "e^{1/tau} / (e^{1/tau} + (n - 1) e^{-1/tau}) = e^{2/tau} / (e^{2/tau} + n - 1)",
+        Step.inequality("which is > 0: raising a key's own score raises its weight", sp.diff(s[0], z[0]), ">", 0),
+        Step.computed(
+            "d s_1 / d z_k = -s_1 s_k", sp.diff(s[0], z[1]), -s[0] * s[1], variables=(z[1],), operand=s[0], sizes="n = 4"
+        ),
+        Step.inequality("which is < 0: raising another key's score lowers it", sp.diff(s[0], z[1]), "<", 0),
+        Step.computed(
+            "so s_1 is largest at z_1 = 1/tau, z_k = -1/tau, where it equals e^{2/tau} / (e^{2/tau} + n - 1)",
+            s[0].subs(at_extremes),
+            cosine_attention_max_weight(4, tau),
+            variables=tuple(z),
+            operand=s[0],
+            sizes="n = 4",
+        ),
+        Step.identity(
+            "for n keys: e^{1/tau} / (e^{1/tau} + (n - 1) e^{-1/tau}) = e^{2/tau} / (e^{2/tau} + n - 1)",
             extreme,
             cosine_attention_max_weight(n, tau),
         ),
-        Step(
-            "n = 16 keys, tau = 1: the bound is e^2 / (e^2 + 15)",
-            cosine_attention_max_weight(16, 1),
-            sp.exp(2) / (sp.exp(2) + 15),
-        ),
-        Step(
+        Step.identity(
             "the temperature that lets the bound reach p is tau = 2 / log(p (n - 1) / (1 - p))",
             cosine_attention_max_weight(n, tau_needed),
             p,
@@ -231,7 +216,7 @@ def additive_attention_structure() -> Derivation:
     w_k = sp.Matrix(2, 2, sp.symbols("b1:5", real=True))
     w = _vector("w", 2)
     bias = sp.Symbol("beta", real=True)
-    w_concat = w_q.row_join(w_k)  # W = [W_q  W_k], shape (hidden, d_q + d_k)
+    w_concat = w_q.row_join(w_k)  # W = [W_q  W_k], shape (hidden, d_q + d_k); W [q; k] = W_q q + W_k k
 
     # the source's form, without tanh: a linear function of [q; k] plus a bias
     def linear_score(key: sp.Matrix) -> sp.Expr:
@@ -250,43 +235,43 @@ def additive_attention_structure() -> Derivation:
     first_order = expansion.coeff(eps, 1)
     tanh_second = sp.diff(sp.tanh(c), c, 2)
     pre = _dot(a_vec, q) + _dot(b_vec, k)
+    score = unit_score(eps * q, eps * k, c)
     steps = [
-        Step(
-            "W [q; k] = W_q q + W_k k: the concatenation form and the two-matrix form agree",
-            w_concat * q.col_join(k),
-            w_q * q + w_k * k,
-        ),
         *(
-            Step(
+            Step.computed(
                 f"without tanh, the score difference between two keys does not depend on q_{i + 1}: "
                 "the softmax over keys ignores the query",
                 sp.diff(linear_score(k) - linear_score(k2), q[i]),
                 0,
+                variables=(q[i],),
+                operand=linear_score(k) - linear_score(k2),
+                sizes="d = 2",
             )
             for i in range(2)
         ),
-        Step(
-            "without a bias, w tanh(a.q + b.k) is odd: score(-q, -k) = -score(q, k)",
-            unit_score(-q, -k, 0),
-            -unit_score(q, k, 0),
-        ),
-        Step(
+        Step.computed(
             "first order in a small input scale eps: w (1 - tanh(c)^2)(a.q + b.k), "
             "a query term (cancels in the softmax) plus a key term",
             first_order,
-            sp.expand(w1 * (1 - sp.tanh(c) ** 2) * pre),
+            w1 * (1 - sp.tanh(c) ** 2) * pre,
+            variables=(eps,),
+            operand=score,
+            sizes="d = 2",
         ),
-        Step(
-            "second order: (w/2) tanh''(c) (a.q + b.k)^2, "
-            "whose cross term w tanh''(c) (a.q)(b.k) is a bilinear similarity",
+        Step.computed(
+            "second order: (w/2) tanh''(c) (a.q + b.k)^2, whose cross term w tanh''(c) (a.q)(b.k) is a bilinear similarity",
             second_order,
-            sp.expand(w1 * tanh_second / 2 * pre**2),
+            w1 * tanh_second / 2 * pre**2,
+            variables=(eps,),
+            operand=score,
+            sizes="d = 2",
         ),
-        Step("tanh''(0) = 0: without a bias the bilinear (dot-product-like) term vanishes", tanh_second.subs(c, 0), 0),
+        Step.value("tanh''(0) = 0: without a bias the bilinear (dot-product-like) term vanishes", tanh_second, {c: 0}, 0),
     ]
     return Derivation(
         name="additive_attention_structure",
-        statement="score = w^T tanh(W_q q + W_k k [+ b]); without tanh it ignores q, without b it has no bilinear term",
+        statement="score = w^T tanh(W_q q + W_k k [+ b]); without tanh it ignores q, with tanh(0) = 0 and no b "
+        "it has no bilinear term",
         reference="Bahdanau et al. (2015) appendix A.1.2; paper §3.2.1; book chapter 2",
         steps=tuple(steps),
     )
@@ -299,32 +284,35 @@ def attention_cost() -> Derivation:
     dot = dot_product_attention_flops(t, t, d, d)
     additive = additive_attention_flops(t, t, d, d, d, d)
     layer = self_attention_flops(n, d)
-    crossover = sp.solve(sp.Eq(6 * n * d**2, 4 * n**2 * d), n)
+    projections = layer - dot_product_attention_flops(n, n, d, d)
+    crossover = sp.solve(sp.Eq(projections, dot_product_attention_flops(n, n, d, d)), n)
     steps = [
-        Step("dot-product attention, T queries and keys, widths d: 4 T^2 d FLOPs", dot, 4 * t**2 * d),
-        Step(
-            "additive attention with hidden width d: 4 T d^2 (projections) + 4 T^2 d",
-            additive,
-            4 * t * d**2 + 4 * t**2 * d,
+        Step.limit(
+            "as T grows the matrix-product FLOPs of additive (4 T d^2 + 4 T^2 d) and dot-product "
+            "attention (4 T^2 d) agree: ratio -> 1",
+            additive / dot,
+            t,
+            sp.oo,
+            1,
         ),
-        Step("as T grows the matrix-product FLOPs of the two agree: ratio -> 1", sp.limit(additive / dot, t, sp.oo), 1),
-        Step(
+        Step.limit(
             "counting the broadcast sum and tanh as well (2 T^2 d more), the ratio tends to 3/2",
-            sp.limit((additive + additive_elementwise_ops(t, t, d)) / dot, t, sp.oo),
+            (additive + additive_elementwise_ops(t, t, d)) / dot,
+            t,
+            sp.oo,
             sp.Rational(3, 2),
         ),
-        Step("a single-head self-attention layer: 6 n d^2 + 4 n^2 d", layer, 6 * n * d**2 + 4 * n**2 * d),
-        Step("the n^2 d term overtakes the projections at n = 3 d / 2", crossover[0], sp.Rational(3, 2) * d),
-        Step(
-            "doubling n multiplies the cost by a factor that tends to 4 (quadratic)",
-            sp.limit(layer.subs(n, 2 * n) / layer, n, sp.oo),
-            4,
+        Step.computed(
+            "a single-head self-attention layer, 6 n d^2 + 4 n^2 d: the n^2 d term overtakes the projections at n = 3 d / 2",
+            sp.Matrix(crossover),
+            sp.Matrix([sp.Rational(3, 2) * d]),
+            variables=(n,),
+            operand=layer,
         ),
-        Step(
-            "for n much smaller than d, doubling n doubles the cost (linear)",
-            sp.limit(layer.subs(n, 2 * n) / layer, n, 0),
-            2,
+        Step.limit(
+            "doubling n multiplies the cost by a factor that tends to 4 (quadratic)", layer.subs(n, 2 * n) / layer, n, sp.oo, 4
         ),
+        Step.limit("for n much smaller than d, doubling n doubles the cost (linear)", layer.subs(n, 2 * n) / layer, n, 0, 2),
     ]
     return Derivation(
         name="attention_cost",

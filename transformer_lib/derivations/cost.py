@@ -6,11 +6,9 @@ LayerNorm, softmax, ReLU and the embedding look-up cost nothing here. Sizes:
 ``D`` = d_model, ``F`` = d_ff, ``N`` layers per stack, ``V`` vocabulary,
 ``S`` source and ``T`` target positions, ``L`` generated tokens.
 
-The FLOPs of one attention sub-layer come from
-:func:`transformer_lib.derivations.multihead.attention_flops` (chapter 4) and
-the parameter counts of the sub-layers from
-:mod:`transformer_lib.derivations.feedforward` (chapter 7); this module adds
-them up into layers and whole models. Every helper accepts Python ints (exact
+The formulas themselves live in :mod:`transformer_lib.counting` (one formula
+each, no sympy needed; re-exported here for one release); this module proves
+what the chapter says about them. Every helper accepts Python ints (exact
 results) or sympy symbols (formulas).
 
 Paper: §3 and Table 3 (sizes), Table 1 (complexity per layer), §5.1-5.2 and
@@ -22,258 +20,50 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import feedforward
-from .core import Derivation, Step, matrix_gradient, pairing, register, symbol_matrix
-from .multihead import attention_flops
+from ..counting import (  # the formulas; re-exported here for one release (tl.derivations.cost.<name>)
+    PAPER_GPU_TFLOPS,
+    attention_weight_bytes,
+    decoder_layer_flops,
+    decoder_layer_parameters,
+    decoding_step_flops,
+    dot_product_attention_flops,
+    encoder_layer_flops,
+    encoder_layer_parameters,
+    greedy_decode_flops,
+    hardware_flops,
+    kaplan_training_flops,
+    kv_cache_numbers,
+    linear_attention_flops,
+    matmul_weights,
+    transformer_forward_flops,
+    transformer_parameters,
+    windowed_attention_flops,
+)
+from .core import Derivation, Step, matrix_gradient, multiply_adds, pairing, register, symbol_matrix
 
-Size = int | sp.Expr
-
-#: Sustained single-precision TFLOPS per GPU that the paper assumes (§6.1, footnote 5).
-PAPER_GPU_TFLOPS = {"K80": 2.8, "K40": 3.7, "M40": 6.0, "P100": 9.5}
-
-
-def _size(name: str, value: object, minimum: int = 1) -> sp.Expr:
-    """A size as a sympy expression; Python ints must be >= minimum."""
-    if isinstance(value, bool) or not isinstance(value, (int, sp.Basic)):
-        raise TypeError(f"{name} must be an int or a sympy expression, got {type(value).__name__} ({value!r})")
-    if isinstance(value, int) and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return sp.sympify(value)
-
-
-def _multiply_adds(product: sp.Matrix) -> int:
-    """Multiply-adds in a symbolic matrix product: the terms of every entry, added up."""
-    return sum(len(sp.Add.make_args(sp.expand(entry))) for entry in product)
-
-
-def _positive_number(name: str, value: object) -> sp.Expr:
-    """A positive real quantity (seconds, FLOPS) as an exact sympy number or expression."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Basic)):
-        raise TypeError(f"{name} must be a number or a sympy expression, got {type(value).__name__} ({value!r})")
-    if isinstance(value, (int, float)) and not value > 0:
-        raise ValueError(f"{name} must be positive, got {value}")
-    return sp.nsimplify(value) if isinstance(value, float) else sp.sympify(value)
-
-
-# --------------------------------------------------------------------------
-# Parameters
-# --------------------------------------------------------------------------
-
-
-def encoder_layer_parameters(d_model: Size, d_ff: Size) -> sp.Expr:
-    """Self-attention 4(D^2 + D), feed-forward 2 D F + F + D, two LayerNorms 2 D each (chapter 7's count, checked sizes)."""
-    return feedforward.encoder_layer_parameters(_size("d_model", d_model), _size("d_ff", d_ff))
-
-
-def decoder_layer_parameters(d_model: Size, d_ff: Size) -> sp.Expr:
-    """Self- and cross-attention 4(D^2 + D) each, feed-forward, three LayerNorms (chapter 7's count, checked sizes)."""
-    return feedforward.decoder_layer_parameters(_size("d_model", d_model), _size("d_ff", d_ff))
-
-
-def transformer_parameters(
-    d_model: Size, d_ff: Size, n_encoder_layers: Size, n_decoder_layers: Size, vocab_size: Size
-) -> sp.Expr:
-    """Parameters of the paper's model: one shared V x D embedding, N encoder and N decoder layers.
-
-    Post-LN, so no final LayerNorm; sinusoidal positions, so no position parameters.
-    Equals ``tl.count_parameters(tl.Transformer(config))`` for such a config.
-    """
-    n_enc = _size("n_encoder_layers", n_encoder_layers, 0)
-    n_dec = _size("n_decoder_layers", n_decoder_layers, 0)
-    v = _size("vocab_size", vocab_size)
-    return (
-        v * _size("d_model", d_model)
-        + n_enc * encoder_layer_parameters(d_model, d_ff)
-        + n_dec * decoder_layer_parameters(d_model, d_ff)
-    )
-
-
-# --------------------------------------------------------------------------
-# Forward FLOPs
-# --------------------------------------------------------------------------
-
-
-def _attention_matmul_flops(t_q: sp.Expr, t_k: sp.Expr, d: sp.Expr) -> dict[str, sp.Expr]:
-    parts = attention_flops(t_q, t_k, d, 1)  # matrix-product FLOPs do not depend on the head count (chapter 4)
-    return {"projections": parts["projections"], "attention": parts["scores"] + parts["weighted values"]}
-
-
-def encoder_layer_flops(n: Size, d_model: Size, d_ff: Size) -> dict[str, sp.Expr]:
-    """Forward matrix-product FLOPs of one encoder layer on one sequence of n positions, by part.
-
-    ``"projections"`` 8 n D^2 (W^Q, W^K, W^V, W^O), ``"ffn"`` 4 n D F, ``"attention"``
-    4 n^2 D (Q K^T and the weighted sum of values), ``"total"``.
-    """
-    n, d, f = _size("n", n), _size("d_model", d_model), _size("d_ff", d_ff)
-    attn = _attention_matmul_flops(n, n, d)
-    parts = {"projections": attn["projections"], "ffn": 4 * n * d * f, "attention": attn["attention"]}
-    parts["total"] = sum(parts.values())
-    return parts
-
-
-def decoder_layer_flops(t: Size, s: Size, d_model: Size, d_ff: Size) -> dict[str, sp.Expr]:
-    """Forward matrix-product FLOPs of one decoder layer: t target positions, s source positions.
-
-    The causal mask saves nothing: the full t x t score matrix is computed.
-    Parts: ``"projections"`` (self 8 t D^2; cross 4 t D^2 for W^Q, W^O on the
-    target and 4 s D^2 for W^K, W^V on the memory), ``"ffn"`` 4 t D F,
-    ``"attention"`` 4 t^2 D + 4 t s D, ``"total"``.
-    """
-    t, s, d, f = _size("t", t), _size("s", s), _size("d_model", d_model), _size("d_ff", d_ff)
-    self_attn, cross_attn = _attention_matmul_flops(t, t, d), _attention_matmul_flops(t, s, d)
-    parts = {
-        "projections": self_attn["projections"] + cross_attn["projections"],
-        "ffn": 4 * t * d * f,
-        "attention": self_attn["attention"] + cross_attn["attention"],
-    }
-    parts["total"] = sum(parts.values())
-    return parts
-
-
-def transformer_forward_flops(
-    src_len: Size,
-    tgt_len: Size,
-    d_model: Size,
-    d_ff: Size,
-    n_encoder_layers: Size,
-    n_decoder_layers: Size,
-    vocab_size: Size,
-    batch: Size = 1,
-) -> sp.Expr:
-    """Forward matrix-product FLOPs of ``Transformer.forward`` on a batch: encoder, decoder, output projection.
-
-    The output projection maps every target position to V logits (2 T D V); the
-    embedding look-up is a table read and costs nothing.
-    """
-    n_enc = _size("n_encoder_layers", n_encoder_layers, 0)
-    n_dec = _size("n_decoder_layers", n_decoder_layers, 0)
-    b, v = _size("batch", batch), _size("vocab_size", vocab_size)
-    s, t, d = _size("src_len", src_len), _size("tgt_len", tgt_len), _size("d_model", d_model)
-    encoder = n_enc * encoder_layer_flops(s, d, d_ff)["total"]
-    decoder = n_dec * decoder_layer_flops(t, s, d, d_ff)["total"]
-    return b * (encoder + decoder + 2 * t * d * v)
-
-
-def matmul_weights(d_model: Size, d_ff: Size, n_encoder_layers: Size, n_decoder_layers: Size, vocab_size: Size) -> sp.Expr:
-    """Entries of every weight matrix used in a matrix product: the parameters without biases and LayerNorms.
-
-    The tied V x D matrix counts once, as the output projection (its use as the
-    embedding is a look-up). Forward FLOPs per (source, target) token pair are
-    2 x this number plus the attention terms.
-    """
-    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
-    n_enc = _size("n_encoder_layers", n_encoder_layers, 0)
-    n_dec = _size("n_decoder_layers", n_decoder_layers, 0)
-    return n_enc * (4 * d**2 + 2 * d * f) + n_dec * (8 * d**2 + 2 * d * f) + _size("vocab_size", vocab_size) * d
-
-
-def kaplan_training_flops(n_params: Size, tokens: Size) -> sp.Expr:
-    """C = 6 N D: 2 N FLOPs per token forward, 4 N backward (Kaplan et al. 2020, §2.1)."""
-    return 6 * _size("n_params", n_params) * _size("tokens", tokens)
-
-
-def hardware_flops(seconds: object, n_gpus: object, flops_per_gpu: object) -> sp.Expr:
-    """The paper's way of estimating training cost (§6.1): time x number of GPUs x sustained FLOPS per GPU."""
-    return (
-        _positive_number("seconds", seconds)
-        * _positive_number("n_gpus", n_gpus)
-        * _positive_number("flops_per_gpu", flops_per_gpu)
-    )
-
-
-# --------------------------------------------------------------------------
-# Decoding
-# --------------------------------------------------------------------------
-
-
-def decoding_step_flops(
-    t: Size, src_len: Size, d_model: Size, d_ff: Size, n_decoder_layers: Size, vocab_size: Size, cached: bool = False
-) -> sp.Expr:
-    """FLOPs of the decoding step that predicts token t from a prefix of t tokens (<bos> included).
-
-    ``cached=False`` is :func:`transformer_lib.greedy_decode`: the decoder runs
-    on all t positions again, cross-attention projects the memory (s positions)
-    again, and only the last position goes through the output projection.
-    ``cached=True`` is decoding with a key/value cache: one new position per
-    layer (8 D^2 + 4 t D self-attention, 4 D^2 + 4 s D cross-attention,
-    4 D F feed-forward); the memory's keys and values are projected once,
-    outside the steps (:func:`greedy_decode_flops` adds them).
-    """
-    if not isinstance(cached, bool):
-        raise TypeError(f"cached must be a bool, got {type(cached).__name__}")
-    t, s = _size("t", t), _size("src_len", src_len)
-    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
-    n_dec, v = _size("n_decoder_layers", n_decoder_layers, 0), _size("vocab_size", vocab_size)
-    if cached:
-        per_layer = 8 * d**2 + 4 * t * d + 4 * d**2 + 4 * s * d + 4 * d * f
-    else:
-        per_layer = decoder_layer_flops(t, s, d, f)["total"]
-    return n_dec * per_layer + 2 * d * v
-
-
-def greedy_decode_flops(
-    src_len: Size,
-    out_len: Size,
-    d_model: Size,
-    d_ff: Size,
-    n_encoder_layers: Size,
-    n_decoder_layers: Size,
-    vocab_size: Size,
-    batch: Size = 1,
-    cached: bool = False,
-) -> sp.Expr:
-    """Total FLOPs of greedy decoding of ``out_len`` tokens: the encoder once plus every step.
-
-    Step t = 1 .. L sees a prefix of t tokens. With ``cached=True`` the keys
-    and values of the memory are projected once (4 s D^2 per decoder layer).
-    """
-    t = sp.Symbol("t", positive=True, integer=True)
-    length = _size("out_len", out_len)
-    s, d = _size("src_len", src_len), _size("d_model", d_model)
-    n_enc, n_dec = _size("n_encoder_layers", n_encoder_layers, 0), _size("n_decoder_layers", n_decoder_layers, 0)
-    encoder = n_enc * encoder_layer_flops(s, d, d_ff)["total"]
-    memory_kv = n_dec * 4 * s * d**2 if cached else 0
-    step = decoding_step_flops(t, s, d, d_ff, n_dec, vocab_size, cached)
-    steps = sp.summation(sp.expand(step), (t, 1, length))
-    return sp.expand(_size("batch", batch) * (encoder + memory_kv + steps))
-
-
-def kv_cache_numbers(n_decoder_layers: Size, d_model: Size, tgt_len: Size, src_len: Size = 0) -> sp.Expr:
-    """Numbers a key/value cache holds for one sequence: 2 N D per target position (self-attention
-    keys and values) plus 2 N D per source position (cross-attention keys and values, computed once)."""
-    n_dec, d = _size("n_decoder_layers", n_decoder_layers, 0), _size("d_model", d_model)
-    return 2 * n_dec * d * (_size("tgt_len", tgt_len, 0) + _size("src_len", src_len, 0))
-
-
-def attention_weight_bytes(batch: Size, n_heads: Size, t_q: Size, t_k: Size, bytes_per_number: Size = 4) -> sp.Expr:
-    """Memory of one layer's attention weights, B H T_q T_k numbers (4 bytes each in float32)."""
-    return (
-        _size("batch", batch)
-        * _size("n_heads", n_heads)
-        * _size("t_q", t_q)
-        * _size("t_k", t_k)
-        * _size("bytes_per_number", bytes_per_number)
-    )
-
-
-# --------------------------------------------------------------------------
-# Beyond O(n^2): windowed and linear attention
-# --------------------------------------------------------------------------
-
-
-def windowed_attention_flops(n: Size, radius: Size, d_k: Size, d_v: Size) -> sp.Expr:
-    """Each query attends to the 2r + 1 keys around it (padded at the ends): 2 n (2r+1)(d_k + d_v)."""
-    n, r = _size("n", n), _size("radius", radius, 0)
-    return 2 * n * (2 * r + 1) * (_size("d_k", d_k) + _size("d_v", d_v))
-
-
-def linear_attention_flops(n: Size, d_k: Size, d_v: Size) -> sp.Expr:
-    """phi(Q) (phi(K)^T V) and the normaliser phi(Q) (phi(K)^T 1): 4 n d_k d_v + 2 n d_k.
-
-    The sum phi(K)^T 1 is a reduction, not a matrix product, and is not counted.
-    """
-    n, dk, dv = _size("n", n), _size("d_k", d_k), _size("d_v", d_v)
-    return 2 * n * dk * dv + 2 * n * dk * dv + 2 * n * dk
+__all__ = [
+    "PAPER_GPU_TFLOPS",
+    "attention_weight_bytes",
+    "decoder_layer_flops",
+    "decoder_layer_parameters",
+    "decoding_cost",
+    "decoding_step_flops",
+    "encoder_layer_flops",
+    "encoder_layer_parameters",
+    "greedy_decode_flops",
+    "hardware_flops",
+    "kaplan_training_flops",
+    "kv_cache_numbers",
+    "linear_attention_flops",
+    "linear_attention_identity",
+    "matmul_weights",
+    "paper_training_cost",
+    "transformer_flops_per_token",
+    "transformer_forward_flops",
+    "transformer_parameter_count",
+    "transformer_parameters",
+    "windowed_attention_flops",
+]
 
 
 # --------------------------------------------------------------------------
@@ -286,38 +76,37 @@ def transformer_parameter_count() -> Derivation:
     """Parameters of the whole model from its parts; 12 N D^2 per stack of encoder layers, 28 N D^2 for both stacks."""
     d, f, n, v = sp.symbols("D F N V", positive=True, integer=True)
     enc, dec = encoder_layer_parameters(d, f), decoder_layer_parameters(d, f)
-    non_embedding = sp.expand((n * enc + n * dec).subs(f, 4 * d))
+    total = transformer_parameters(d, f, n, n, v)
+    non_embedding = (n * enc + n * dec).subs(f, 4 * d)
+    base, big = {d: 512, f: 2048, n: 6, v: 37000}, {d: 1024, f: 4096, n: 6, v: 37000}
     steps = [
-        Step(
-            "encoder layer: 4(D^2 + D) + (2 D F + F + D) + 2 (2 D) = 4 D^2 + 2 D F + 9 D + F",
-            enc,
-            4 * d**2 + 2 * d * f + 9 * d + f,
-        ),
-        Step(
-            "decoder layer: 2 x 4(D^2 + D) + (2 D F + F + D) + 3 (2 D) = 8 D^2 + 2 D F + 15 D + F",
-            dec,
-            8 * d**2 + 2 * d * f + 15 * d + f,
-        ),
-        Step("base (D 512, F 2048, N 6, V 37000): 63 082 496", transformer_parameters(512, 2048, 6, 6, 37000), 63_082_496),
-        Step("big (D 1024, F 4096, N 6, V 37000): 214 245 376", transformer_parameters(1024, 4096, 6, 6, 37000), 214_245_376),
-        Step(
-            "with F = 4 D, N encoder layers hold 12 N D^2 + 13 N D", sp.expand(n * enc.subs(f, 4 * d)), 12 * n * d**2 + 13 * n * d
-        ),
-        Step(
-            "so N (12 D^2 + 13 D) / (12 N D^2) -> 1 as D grows: the 12 N D^2 rule",
-            sp.limit(n * enc.subs(f, 4 * d) / (12 * n * d**2), d, sp.oo),
+        Step.value("base (D 512, F 2048, N 6, V 37000): 63 082 496", total, base, 63_082_496),
+        Step.value("big (D 1024, F 4096, N 6, V 37000): 214 245 376", total, big, 214_245_376),
+        Step.limit(
+            "with F = 4 D, N encoder layers (12 N D^2 + 13 N D) / (12 N D^2) -> 1 as D grows: the 12 N D^2 rule",
+            n * enc.subs(f, 4 * d) / (12 * n * d**2),
+            d,
+            sp.oo,
             1,
         ),
-        Step("both stacks: 28 N D^2 + 32 N D, so 28 N D^2 for the encoder-decoder", non_embedding, 28 * n * d**2 + 32 * n * d),
-        Step(
-            "doubling D (F = 4 D) multiplies the layers' parameters by a factor that tends to 4",
-            sp.limit(non_embedding.subs(d, 2 * d) / non_embedding, d, sp.oo),
+        Step.limit(
+            "both stacks (28 N D^2 + 32 N D) / (28 N D^2) -> 1: 28 N D^2 for the encoder-decoder",
+            non_embedding / (28 * n * d**2),
+            d,
+            sp.oo,
+            1,
+        ),
+        Step.limit(
+            "doubling D (F = 4 D) multiplies the layers' parameters by a factor that tends to 4 (the embedding by 2)",
+            non_embedding.subs(d, 2 * d) / non_embedding,
+            d,
+            sp.oo,
             4,
         ),
-        Step("... and the V x D embedding by exactly 2", (v * 2 * d) / (v * d), 2),
-        Step(
+        Step.value(
             "base: the embedding V D holds 18 944 000 / 63 082 496 of the parameters (30.0 %)",
-            (v * d / transformer_parameters(d, f, n, n, v)).subs({d: 512, f: 2048, n: 6, v: 37000}),
+            v * d / total,
+            base,
             sp.Rational(18_944_000, 63_082_496),
         ),
     ]
@@ -333,39 +122,75 @@ def transformer_parameter_count() -> Derivation:
 def transformer_flops_per_token() -> Derivation:
     """Forward FLOPs = 2 x (weights in matrix products) x tokens + attention; backward = 2 x forward."""
     d, f, n = sp.symbols("D F n", positive=True, integer=True)
+    rows, inner, cols = sp.symbols("m k c", positive=True, integer=True)
     enc = encoder_layer_flops(n, d, f)
     dec = decoder_layer_flops(n, n, d, f)
     x, w, g = symbol_matrix("x", 2, 3), symbol_matrix("w", 3, 4), symbol_matrix("g", 2, 4)  # X (m x k), W (k x c), dL/dY (m x c)
+    sizes = {rows: 2, inner: 3, cols: 4}
     loss = pairing(g, x * w)
-    enc_crossover = sp.solve(sp.Eq(enc["projections"] + enc["ffn"], enc["attention"]), n)
-    dec_crossover = sp.solve(sp.Eq(dec["projections"] + dec["ffn"], dec["attention"]), n)
+    enc_gap = enc["projections"] + enc["ffn"] - enc["attention"]
+    dec_gap = dec["projections"] + dec["ffn"] - dec["attention"]
+    enc_crossover, dec_crossover = sp.solve(enc_gap, n), sp.solve(dec_gap, n)
+    base = {d: 512, f: 2048}
     steps = [
-        Step("Y = X W with X 2 x 3, W 3 x 4: m k c = 24 multiply-adds (48 FLOPs)", _multiply_adds(x * w), 24),
-        Step("backward: dL/dX = dY W^T", matrix_gradient(loss, x), g * w.T),
-        Step("backward: dL/dW = X^T dY", matrix_gradient(loss, w), x.T * g),
-        Step(
-            "dY W^T and X^T dY take m k c multiply-adds each: backward = 2 x forward",
-            _multiply_adds(g * w.T) + _multiply_adds(x.T * g),
-            2 * 24,
+        Step.value(
+            "Y = X W with X 2 x 3, W 3 x 4: the product written out has m k c = 24 multiply-adds",
+            rows * inner * cols,
+            sizes,
+            multiply_adds(x * w),
         ),
-        Step("so a training step costs 3 x forward: 2 + 4 = 6 FLOPs per weight per token", 2 + 2 * 2, 6),
-        Step(
+        Step.computed(
+            "backward: dL/dX = dY W^T",
+            matrix_gradient(loss, x),
+            g * w.T,
+            variables=tuple(x),
+            operand=loss,
+            sizes="m = 2, k = 3, c = 4",
+        ),
+        Step.computed(
+            "backward: dL/dW = X^T dY",
+            matrix_gradient(loss, w),
+            x.T * g,
+            variables=tuple(w),
+            operand=loss,
+            sizes="m = 2, k = 3, c = 4",
+        ),
+        Step.value(
+            "dY W^T and X^T dY take m k c multiply-adds each: backward = 2 x forward, so a training step is 3 x forward",
+            2 * rows * inner * cols,
+            sizes,
+            multiply_adds(g * w.T) + multiply_adds(x.T * g),
+        ),
+        Step.identity(
             "encoder layer on n positions: 2 n (4 D^2 + 2 D F) + 4 n^2 D = 2 x weights x n + attention",
             enc["total"],
             2 * n * (4 * d**2 + 2 * d * f) + 4 * n**2 * d,
         ),
-        Step(
+        Step.identity(
             "per token: 2 (4 D^2 + 2 D F) + 4 n D, growing linearly with the context n",
-            sp.expand(enc["total"] / n),
+            enc["total"] / n,
             8 * d**2 + 4 * d * f + 4 * n * d,
         ),
-        Step("the n^2 term of an encoder layer overtakes the rest at n = 2 D + F", enc_crossover[0], 2 * d + f),
-        Step("base model (D 512, F 2048): at n = 3072", (2 * d + f).subs({d: 512, f: 2048}), 3072),
-        Step("big model (D 1024, F 4096): at n = 6144", (2 * d + f).subs({d: 1024, f: 4096}), 6144),
-        Step("a decoder layer (s = t = n) attends twice: crossover at n = 2 D + F / 2", dec_crossover[0], 2 * d + f / 2),
-        Step(
+        Step.computed(
+            "the n^2 term of an encoder layer overtakes the rest at n = 2 D + F",
+            sp.Matrix(enc_crossover),
+            sp.Matrix([2 * d + f]),
+            variables=(n,),
+            operand=enc_gap,
+        ),
+        Step.value("base model (D 512, F 2048): at n = 3072", enc_crossover[0], base, 3072),
+        Step.value("big model (D 1024, F 4096): at n = 6144", enc_crossover[0], {d: 1024, f: 4096}, 6144),
+        Step.computed(
+            "a decoder layer (s = t = n) attends twice: crossover at n = 2 D + F / 2",
+            sp.Matrix(dec_crossover),
+            sp.Matrix([2 * d + f / 2]),
+            variables=(n,),
+            operand=dec_gap,
+        ),
+        Step.value(
             "base, n = 10 000: attention is 20 480 000 / 26 771 456 (76.5 %) of an encoder layer's FLOPs",
-            (enc["attention"] / enc["total"]).subs({d: 512, f: 2048, n: 10_000}),
+            enc["attention"] / enc["total"],
+            {**base, n: 10_000},
             sp.Rational(20_480_000, 26_771_456),
         ),
     ]
@@ -380,35 +205,53 @@ def transformer_flops_per_token() -> Derivation:
 @register
 def paper_training_cost() -> Derivation:
     """Table 2's training costs are GPU time x 8 x 9.5 TFLOPS (§5.2, §6.1), reproduced exactly."""
-    p100 = sp.nsimplify(PAPER_GPU_TFLOPS["P100"]) * 10**12
-    base = hardware_flops(12 * 3600, 8, p100)
-    big = hardware_flops(sp.Rational(7, 2) * 24 * 3600, 8, p100)
+    seconds, gpus, rate = sp.symbols("t G R", positive=True)  # seconds, GPUs, sustained FLOPS per GPU
+    n_steps, per_step = sp.symbols("n_steps t_step", positive=True)
+    d, f, layers, v, tokens = sp.symbols("D F N V tokens", positive=True, integer=True)
+    p100 = {gpus: 8, rate: sp.nsimplify(PAPER_GPU_TFLOPS["P100"]) * 10**12}
+    cost = hardware_flops(seconds, gpus, rate)
+    model_work = kaplan_training_flops(matmul_weights(d, f, layers, layers, v), tokens)
     steps = [
-        Step(
+        Step.value(
             "base: 12 h x 3600 s x 8 GPUs x 9.5e12 FLOPS = 3.2832e18 (the paper: 3.3e18)",
-            base,
+            cost,
+            {seconds: 12 * 3600, **p100},
             sp.Rational(32832, 10**4) * 10**18,
         ),
-        Step("big: 3.5 d x 86 400 s x 8 x 9.5e12 = 2.29824e19 (the paper: 2.3e19)", big, sp.Rational(229824, 10**5) * 10**19),
-        Step(
+        Step.value(
+            "big: 3.5 d x 86 400 s x 8 x 9.5e12 = 2.29824e19 (the paper: 2.3e19)",
+            cost,
+            {seconds: sp.Rational(7, 2) * 86_400, **p100},
+            sp.Rational(229824, 10**5) * 10**19,
+        ),
+        Step.value(
             "base: 100 000 steps x 0.4 s = 40 000 s, 11.1 hours (the paper says 12)",
-            sp.Integer(100_000) * sp.Rational(2, 5) / 3600,
+            n_steps * per_step / 3600,
+            {n_steps: 100_000, per_step: sp.Rational(2, 5)},
             sp.Rational(100, 9),
         ),
-        Step("big: 300 000 steps x 1.0 s = 3.47 days (the paper says 3.5)", sp.Integer(300_000) / 86_400, sp.Rational(125, 36)),
-        Step(
+        Step.value(
+            "big: 300 000 steps x 1.0 s = 3.47 days (the paper says 3.5)",
+            n_steps * per_step / 86_400,
+            {n_steps: 300_000, per_step: 1},
+            sp.Rational(125, 36),
+        ),
+        Step.value(
             "base from the step count: 40 000 s x 8 x 9.5e12 = 3.04e18",
-            hardware_flops(40_000, 8, p100),
+            cost,
+            {seconds: 40_000, **p100},
             sp.Rational(304, 100) * 10**18,
         ),
-        Step(
+        Step.value(
             "6 x weights x tokens, base: 6 x 62 984 192 x 25 000 pairs x 100 000 steps = 9.4476e17",
-            kaplan_training_flops(matmul_weights(512, 2048, 6, 6, 37000), 25_000 * 100_000),
+            model_work,
+            {d: 512, f: 2048, layers: 6, v: 37000, tokens: 25_000 * 100_000},
             sp.Rational(944762880, 10**9) * 10**18,
         ),
-        Step(
+        Step.value(
             "6 x weights x tokens, big: 6 x 214 048 768 x 25 000 x 300 000 = 9.6322e18",
-            kaplan_training_flops(matmul_weights(1024, 4096, 6, 6, 37000), 25_000 * 300_000),
+            model_work,
+            {d: 1024, f: 4096, layers: 6, v: 37000, tokens: 25_000 * 300_000},
             sp.Rational(9632194560, 10**9) * 10**18,
         ),
     ]
@@ -426,42 +269,79 @@ def decoding_cost() -> Derivation:
     t, length, s, d, f, n, v = sp.symbols("t L S D F N V", positive=True, integer=True)
     uncached = greedy_decode_flops(s, length, d, f, n, n, v)
     cached = greedy_decode_flops(s, length, d, f, n, n, v, cached=True)
-    position_wise = n * (12 * d**2 + 4 * d * f)  # per token: self 8D^2, cross W^Q and W^O 4D^2, FFN 4DF
+    encoder = n * encoder_layer_flops(s, d, f)["total"]
     steps = [
-        Step("sum_{t=1}^{L} t = L (L + 1) / 2", sp.summation(t, (t, 1, length)), length * (length + 1) / 2),
-        Step(
+        Step.computed(
+            "sum_{t=1}^{L} t = L (L + 1) / 2",
+            sp.summation(t, (t, 1, length)),
+            length * (length + 1) / 2,
+            variables=(t,),
+            operand=t,
+        ),
+        Step.computed(
             "sum_{t=1}^{L} t^2 = L (L + 1)(2 L + 1) / 6",
             sp.summation(t**2, (t, 1, length)),
             length * (length + 1) * (2 * length + 1) / 6,
+            variables=(t,),
+            operand=t**2,
         ),
-        Step(
+        *(
+            Step.computed(
+                f"{name}: the closed form of greedy_decode_flops = encoder{extra} + sum over the L steps of "
+                "decoding_step_flops (sympy's summation)",
+                total,
+                encoder + memory + sp.summation(decoding_step_flops(t, s, d, f, n, v, cached=flag), (t, 1, length)),
+                variables=(t,),
+                operand=decoding_step_flops(t, s, d, f, n, v, cached=flag),
+            )
+            for name, total, flag, memory, extra in (
+                ("uncached", uncached, False, 0, ""),
+                ("cached", cached, True, 4 * n * s * d**2, " + the memory's keys and values once"),
+            )
+        ),
+        Step.computed(
             "uncached: the L^3 term is N (4/3) D L^3, from self-attention over every prefix",
             sp.Poly(uncached, length).coeff_monomial(length**3),
             sp.Rational(4, 3) * n * d,
+            variables=(length,),
+            operand=uncached,
         ),
-        Step(
+        Step.computed(
             "uncached: the L^2 term is N (6 D^2 + 2 D F + 2 D + 2 S D) (re-projecting every prefix)",
             sp.Poly(uncached, length).coeff_monomial(length**2),
             n * (6 * d**2 + 2 * d * f + 2 * d + 2 * s * d),
+            variables=(length,),
+            operand=uncached,
         ),
-        Step("cached: no L^3 term", sp.Poly(cached, length).coeff_monomial(length**3), 0),
-        Step(
+        Step.computed(
+            "cached: no L^3 term", sp.Poly(cached, length).coeff_monomial(length**3), 0, variables=(length,), operand=cached
+        ),
+        Step.computed(
             "cached: the L^2 term is 2 N D (attention over the growing cache)",
             sp.Poly(cached, length).coeff_monomial(length**2),
             2 * n * d,
+            variables=(length,),
+            operand=cached,
         ),
-        Step(
-            "the position-wise work alone: uncached / cached = (L + 1) / 2",
-            (position_wise * length * (length + 1) / 2) / (position_wise * length),
-            (length + 1) / 2,
-        ),
-        Step(
+        Step.limit(
             "for long outputs uncached / cached grows like 2 L / 3",
-            sp.limit(uncached / (cached * length), length, sp.oo),
+            uncached / (cached * length),
+            length,
+            sp.oo,
             sp.Rational(2, 3),
         ),
-        Step("KV cache: 2 N D numbers per generated token; base (N 6, D 512): 6144", kv_cache_numbers(6, 512, 1), 6144),
-        Step("... 24 576 bytes in float32; big (D 1024): 49 152 bytes", 4 * kv_cache_numbers(6, 1024, 1), 49_152),
+        Step.value(
+            "KV cache: 2 N D numbers per generated token; base (N 6, D 512): 6144",
+            kv_cache_numbers(n, d, t),
+            {n: 6, d: 512, t: 1},
+            6144,
+        ),
+        Step.value(
+            "... 24 576 bytes in float32; big (D 1024): 49 152 bytes",
+            4 * kv_cache_numbers(n, d, t),
+            {n: 6, d: 1024, t: 1},
+            49_152,
+        ),
     ]
     return Derivation(
         name="decoding_cost",
@@ -475,33 +355,51 @@ def decoding_cost() -> Derivation:
 def linear_attention_identity() -> Derivation:
     """(A B^T) C = A (B^T C): the reordering behind linear attention, its normaliser, and its recurrent form."""
     n, dk, dv = 3, 2, 2
-    a = sp.Matrix(n, dk, lambda i, j: sp.Symbol(f"a_{i}{j}", positive=True))  # phi(Q), entries > 0
-    b = sp.Matrix(n, dk, lambda i, j: sp.Symbol(f"b_{i}{j}", positive=True))  # phi(K)
-    c = sp.Matrix(n, dv, lambda i, j: sp.Symbol(f"c_{i}{j}", real=True))  # V
+    a = symbol_matrix("a", n, dk, start=0, positive=True)  # phi(Q), entries > 0
+    b = symbol_matrix("b", n, dk, start=0, positive=True)  # phi(K)
+    c = symbol_matrix("c", n, dv, start=0)  # V
     ones = sp.ones(n, 1)
     kernel = a * b.T  # (n, n): the attention matrix linear attention never forms
     causal = sp.Matrix(n, n, lambda i, j: 1 if j <= i else 0)
     state = [sum((b[j, :].T * c[j, :] for j in range(i + 1)), sp.zeros(dk, dv)) for i in range(n)]  # S_i
     recurrent = sp.Matrix.vstack(*(a[i, :] * state[i] for i in range(n)))
-    nn_, d_ = sp.symbols("n d", positive=True)
+    nn_, dk_, dv_ = sp.symbols("n d_k d_v", positive=True, integer=True)
+    sizes = {nn_: n, dk_: dk, dv_: dv}
+    # multiply-adds of each product, with fresh symbols for the intermediate results
+    kv, kernel_free = symbol_matrix("s", dk, dv), symbol_matrix("m", n, n)
+    linear_count = 2 * (multiply_adds(b.T * c) + multiply_adds(a * kv) + multiply_adds(a * symbol_matrix("z", dk, 1)))
+    dense_count = 2 * (multiply_adds(a * b.T) + multiply_adds(kernel_free * c))
+    d_ = sp.Symbol("d", positive=True)
+    linear_d, dense_d = linear_attention_flops(nn_, d_, d_), dot_product_attention_flops(nn_, nn_, d_, d_)
     steps = [
-        Step("associativity: (phi(Q) phi(K)^T) V = phi(Q) (phi(K)^T V)", kernel * c, a * (b.T * c)),
-        Step("the normaliser too: (phi(Q) phi(K)^T) 1 = phi(Q) (phi(K)^T 1)", kernel * ones, a * (b.T * ones)),
-        Step(
+        Step.for_sizes("associativity: (phi(Q) phi(K)^T) V = phi(Q) (phi(K)^T V)", kernel * c, a * (b.T * c), "n = 3, d = 2"),
+        Step.for_sizes(
+            "the normaliser too: (phi(Q) phi(K)^T) 1 = phi(Q) (phi(K)^T 1)", kernel * ones, a * (b.T * ones), "n = 3, d = 2"
+        ),
+        Step.for_sizes(
             "causal form: row i of (M o phi(Q) phi(K)^T) V = phi(q_i)^T S_i with S_i = S_{i-1} + phi(k_i) v_i^T",
             causal.multiply_elementwise(kernel) * c,
             recurrent,
+            "n = 3, d = 2",
         ),
-        Step(
-            "cost: phi(K)^T V and phi(Q) (.) are 2 n d^2 each, against 4 n^2 d for (phi(Q) phi(K)^T) V",
-            linear_attention_flops(nn_, d_, d_) - 2 * nn_ * d_,
-            4 * nn_ * d_**2,
+        Step.value(
+            "cost: phi(K)^T V, phi(Q) (.) and the normaliser, counted term by term: 4 n d_k d_v + 2 n d_k",
+            linear_attention_flops(nn_, dk_, dv_),
+            sizes,
+            linear_count,
         ),
-        Step("the linear form is cheaper exactly when n > d", sp.solve(sp.Eq(4 * nn_ * d_**2, 4 * nn_**2 * d_), nn_)[0], d_),
-        Step(
-            "a window of radius r: 4 n (2 r + 1) d, a fraction (2 r + 1) / n of dense attention",
-            windowed_attention_flops(nn_, sp.Symbol("r", positive=True), d_, d_) / (4 * nn_**2 * d_),
-            (2 * sp.Symbol("r", positive=True) + 1) / nn_,
+        Step.value(
+            "against (phi(Q) phi(K)^T) V, counted the same way: 2 n^2 d_k + 2 n^2 d_v",
+            dot_product_attention_flops(nn_, nn_, dk_, dv_),
+            sizes,
+            dense_count,
+        ),
+        Step.computed(
+            "with d_k = d_v = d the linear form is cheaper exactly when n > d + 1/2",
+            sp.Matrix(sp.solve(sp.Eq(linear_d, dense_d), nn_)),
+            sp.Matrix([d_ + sp.Rational(1, 2)]),
+            variables=(nn_,),
+            operand=linear_d - dense_d,
         ),
     ]
     return Derivation(

@@ -10,32 +10,28 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, register
+from ..counting import (
+    attention_parameters,
+    decoder_layer_parameters,
+    encoder_layer_parameters,
+    ffn_parameters,
+    layer_norm_parameters,
+)
+from .core import Derivation, Step, register, symbol_matrix
 
-
-def ffn_parameters(d_model: sp.Expr, d_ff: sp.Expr) -> sp.Expr:
-    """|W_1| + |b_1| + |W_2| + |b_2| = D F + F + F D + D."""
-    return d_model * d_ff + d_ff + d_ff * d_model + d_model
-
-
-def attention_parameters(d_model: sp.Expr) -> sp.Expr:
-    """Four (D, D) projections W^Q, W^K, W^V, W^O, each with a bias of D."""
-    return 4 * (d_model * d_model + d_model)
-
-
-def layer_norm_parameters(d_model: sp.Expr) -> sp.Expr:
-    """gamma and beta, D each."""
-    return 2 * d_model
-
-
-def encoder_layer_parameters(d_model: sp.Expr, d_ff: sp.Expr) -> sp.Expr:
-    """Self-attention, the FFN and two LayerNorms."""
-    return attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 2 * layer_norm_parameters(d_model)
-
-
-def decoder_layer_parameters(d_model: sp.Expr, d_ff: sp.Expr) -> sp.Expr:
-    """Self- and cross-attention, the FFN and three LayerNorms."""
-    return 2 * attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 3 * layer_norm_parameters(d_model)
+__all__ = [
+    "attention_parameters",  # re-exported from transformer_lib.counting for one release
+    "conv1d",
+    "decoder_layer_parameters",  # re-exported from transformer_lib.counting
+    "encoder_layer_parameters",  # re-exported from transformer_lib.counting
+    "ffn_as_convolution",
+    "ffn_parameter_count",
+    "ffn_parameters",  # re-exported from transformer_lib.counting
+    "ffn_position_wise",
+    "gelu_properties",
+    "layer_norm_parameters",  # re-exported from transformer_lib.counting
+    "symbolic_ffn",
+]
 
 
 def _relu(z: sp.Expr) -> sp.Expr:
@@ -53,9 +49,8 @@ def symbolic_ffn(x: sp.Matrix, w1: sp.Matrix, b1: sp.Matrix, w2: sp.Matrix, b2: 
 
 
 def _symbolic_weights(d_model: int, d_ff: int) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
-    w1 = sp.Matrix(d_model, d_ff, lambda i, j: sp.Symbol(f"w1_{i}{j}", real=True))
+    w1, w2 = symbol_matrix("w1", d_model, d_ff, start=0), symbol_matrix("w2", d_ff, d_model, start=0)
     b1 = sp.Matrix(1, d_ff, lambda _, j: sp.Symbol(f"b1_{j}", real=True))
-    w2 = sp.Matrix(d_ff, d_model, lambda i, j: sp.Symbol(f"w2_{i}{j}", real=True))
     b2 = sp.Matrix(1, d_model, lambda _, j: sp.Symbol(f"b2_{j}", real=True))
     return w1, b1, w2, b2
 
@@ -68,23 +63,23 @@ def ffn_parameter_count() -> Derivation:
     ffn_4d = ffn.subs(f, 4 * d)
     encoder_layer = encoder_layer_parameters(d, 4 * d)
     decoder_layer = decoder_layer_parameters(d, 4 * d)
-    steps = [
-        Step("|W_1| + |b_1| + |W_2| + |b_2| = D F + F + F D + D = 2 D F + D + F", ffn, 2 * d * f + d + f),
-        Step("with F = 4 D: 8 D^2 + 5 D", ffn_4d, 8 * d**2 + 5 * d),
-        Step("base model, D = 512, F = 2048: 2 099 712 per FFN", ffn.subs({d: 512, f: 2048}), 2_099_712),
-        Step("big model, D = 1024, F = 4096: 8 393 728 per FFN", ffn.subs({d: 1024, f: 4096}), 8_393_728),
-        Step("encoder layer = attention + FFN + 2 LayerNorms = 12 D^2 + 13 D", encoder_layer, 12 * d**2 + 13 * d),
-        Step("decoder layer = 2 attentions + FFN + 3 LayerNorms = 16 D^2 + 19 D", decoder_layer, 16 * d**2 + 19 * d),
-        Step(
-            "FFN share of an encoder layer tends to 2/3 as D grows",
-            sp.limit(ffn_4d / encoder_layer, d, sp.oo),
-            sp.Rational(2, 3),
-        ),
-        Step(
-            "FFN share of a decoder layer tends to 1/2 as D grows",
-            sp.limit(ffn_4d / decoder_layer, d, sp.oo),
-            sp.Rational(1, 2),
-        ),
+    steps = []
+    for d_small, f_small in ((2, 3), (3, 5)):  # count the weight symbols of Eq. 2 written out in sympy
+        x = symbol_matrix("x", 1, d_small)
+        weights = symbolic_ffn(x, *_symbolic_weights(d_small, f_small)).free_symbols - set(x)
+        steps.append(
+            Step.value(
+                f"D = {d_small}, F = {f_small}: FFN(x) written out has {len(weights)} distinct weights, D F + F + F D + D",
+                ffn,
+                {d: d_small, f: f_small},
+                len(weights),
+            )
+        )
+    steps += [
+        Step.value("base model, D = 512, F = 2048: 2 099 712 per FFN", ffn, {d: 512, f: 2048}, 2_099_712),
+        Step.value("big model, D = 1024, F = 4096: 8 393 728 per FFN", ffn, {d: 1024, f: 4096}, 8_393_728),
+        Step.limit("FFN share of an encoder layer tends to 2/3 as D grows", ffn_4d / encoder_layer, d, sp.oo, sp.Rational(2, 3)),
+        Step.limit("FFN share of a decoder layer tends to 1/2 as D grows", ffn_4d / decoder_layer, d, sp.oo, sp.Rational(1, 2)),
     ]
     return Derivation(
         name="ffn_parameter_count",
@@ -104,17 +99,31 @@ def ffn_position_wise() -> Derivation:
     rows_alone = sp.Matrix.vstack(*(symbolic_ffn(x[i, :], w1, b1, w2, b2) for i in range(n_positions)))
     cross_blocks = [y[i, :].jacobian(x[j, :]) for i in range(n_positions) for j in range(n_positions) if i != j]
     cycle = sp.Matrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # a permutation of the three positions
+    sizes = "T = 3, D = 2, F = 3"
     steps = [
-        Step("FFN on the (T, D) matrix equals FFN on each row alone, stacked", y, rows_alone),
-        Step(
+        Step.computed(
+            "FFN on the (T, D) matrix equals FFN on each row alone, stacked",
+            y,
+            rows_alone,
+            variables=tuple(x),
+            operand=x,
+            sizes=sizes,
+        ),
+        Step.computed(
             "d FFN(X)_i / d x_j = 0 for every pair of positions i != j (the Jacobian is block-diagonal)",
             sp.Matrix.hstack(*cross_blocks),
             sp.zeros(d_model, d_model * len(cross_blocks)),  # six (D, D) blocks
+            variables=tuple(x),
+            operand=y,
+            sizes=sizes,
         ),
-        Step(
+        Step.computed(
             "FFN(P X) = P FFN(X) for a permutation P of the positions",
             symbolic_ffn(cycle * x, w1, b1, w2, b2),
             cycle * y,
+            variables=tuple(x),
+            operand=x,
+            sizes=sizes,
         ),
     ]
     return Derivation(
@@ -152,12 +161,23 @@ def ffn_as_convolution() -> Derivation:
     conv = conv1d([weight], bias, x.T)  # nn.Conv1d with kernel size 1 on (C, T): (O, T)
     second_tap = sp.Matrix(n_out, n_in, lambda o, c: sp.Symbol(f"v_{o}{c}", real=True))
     wide = conv1d([weight, second_tap], bias, x.T)  # kernel size 2
+    sizes = "C = 3, O = 2, T = 4"
     steps = [
-        Step("Conv1d(kernel 1) on X^T, transposed back, equals the linear layer X W^T + b", conv.T, linear),
-        Step(
+        Step.computed(
+            "Conv1d(kernel 1) on X^T, transposed back, equals the linear layer X W^T + b",
+            conv.T,
+            linear,
+            variables=tuple(x),
+            operand=x,
+            sizes=sizes,
+        ),
+        Step.computed(
             "with kernel size 2 the output at t depends on x_{t+1} (so kernel size 1 is what makes it position-wise)",
             wide[0, 0].diff(x[1, 0]),
             second_tap[0, 0],
+            variables=(x[1, 0],),
+            operand=wide[0, 0],
+            sizes=sizes,
         ),
     ]
     return Derivation(
@@ -177,12 +197,12 @@ def gelu_properties() -> Derivation:
     gelu = x * cdf
     relu = sp.Max(0, x)
     steps = [
-        Step("d/dx [x Phi(x)] = Phi(x) + x phi(x)", sp.diff(gelu, x), cdf + x * phi),
-        Step("GELU'(0) = 1/2", sp.diff(gelu, x).subs(x, 0), sp.Rational(1, 2)),
-        Step("GELU(x) - x tends to 0 as x -> +oo", sp.limit(gelu - x, x, sp.oo), 0),
-        Step("GELU(x) tends to 0 as x -> -oo", sp.limit(gelu, x, -sp.oo), 0),
-        Step("GELU(x) - GELU(-x) = x, the same odd part as ReLU", sp.simplify(gelu - gelu.subs(x, -x)), x),
-        Step("ReLU(x) - ReLU(-x) = x (as a piecewise function)", (relu - relu.subs(x, -x)).rewrite(sp.Piecewise), x),
+        Step.computed("d/dx [x Phi(x)] = Phi(x) + x phi(x)", sp.diff(gelu, x), cdf + x * phi, variables=(x,), operand=gelu),
+        Step.value("GELU'(0) = 1/2", sp.diff(gelu, x), {x: 0}, sp.Rational(1, 2)),
+        Step.limit("GELU(x) - x tends to 0 as x -> +oo", gelu - x, x, sp.oo, 0),
+        Step.limit("GELU(x) tends to 0 as x -> -oo", gelu, x, -sp.oo, 0),
+        Step.identity("GELU(x) - GELU(-x) = x, the same odd part as ReLU", gelu - gelu.subs(x, -x), x),
+        Step.identity("ReLU(x) - ReLU(-x) = x (as a piecewise function)", (relu - relu.subs(x, -x)).rewrite(sp.Piecewise), x),
     ]
     return Derivation(
         name="gelu_properties",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, register
-from .softmax import softmax_vector
+from .core import Derivation, Step, register, softmax_vector, symbol_vector
+
+__all__ = ["additive_mask_limit", "fully_masked_row"]
 
 
 def _logits(n: int) -> sp.Matrix:
-    return sp.Matrix(sp.symbols(f"z1:{n + 1}", real=True))
+    return symbol_vector("z", n)
 
 
 @register
@@ -36,38 +37,39 @@ def additive_mask_limit() -> Derivation:
     scaled_after = softmax_vector(sp.Matrix([z1, z2, z3 - c]) / sp.sqrt(d))  # mask, then scale
     scaled_before = softmax_vector(sp.Matrix([z1 / sp.sqrt(d), z2 / sp.sqrt(d), z3 / sp.sqrt(d) - c]))  # scale, then mask
     visible_scaled = softmax_vector(sp.Matrix([z1, z2]) / sp.sqrt(d))
+    limit_scaled = visible_scaled.col_join(sp.Matrix([0]))
     steps = (
-        Step("the masked key's weight tends to 0 as c -> oo", sp.limit(masked[2], c, sp.oo), 0),
-        Step(
+        Step.limit("the masked key's weight tends to 0 as c -> oo", masked[2], c, sp.oo, 0),
+        Step.limit(
             "each visible key's weight tends to its softmax over the visible keys alone",
-            sp.Matrix([sp.limit(masked[0], c, sp.oo), sp.limit(masked[1], c, sp.oo)]),
+            sp.Matrix([masked[0], masked[1]]),
+            c,
+            sp.oo,
             visible,
         ),
-        Step(
+        Step.identity(
             "for finite c the masked key keeps weight e^(z3 - z1 - c) relative to key 1 (the leak)",
             masked[2] / masked[0],
             sp.exp(z3 - z1 - c),
         ),
-        Step(
+        Step.limit(
             "the gradient of a visible weight with respect to the masked score, -s1 s3, tends to 0",
-            sp.limit(sp.diff(masked[0], z3), c, sp.oo),
+            sp.diff(masked[0], z3),
+            c,
+            sp.oo,
             0,
         ),
-        Step(
-            "zeroing masked weights after the softmax and renormalising gives the same weights",
-            sp.simplify(renormalised),
-            visible,
+        Step.for_sizes(
+            "zeroing masked weights after the softmax and renormalising gives the same weights", renormalised, visible, "n = 3"
         ),
-        Step(
-            "masking before the 1/sqrt(d_k) scale (c/sqrt(d_k) -> oo) or after it gives the same limit",
-            sp.Matrix([sp.limit(scaled_after[i], c, sp.oo) - sp.limit(scaled_before[i], c, sp.oo) for i in range(3)]),
-            sp.zeros(3, 1),
+        Step.limit(
+            "masking after the 1/sqrt(d_k) scale: the weights tend to the softmax of the scaled visible scores",
+            scaled_after,
+            c,
+            sp.oo,
+            limit_scaled,
         ),
-        Step(
-            "and that limit is the softmax of the scaled visible scores",
-            sp.Matrix([sp.limit(scaled_before[0], c, sp.oo), sp.limit(scaled_before[1], c, sp.oo)]),
-            visible_scaled,
-        ),
+        Step.limit("masking before it (c/sqrt(d_k) -> oo as well) gives the same limit", scaled_before, c, sp.oo, limit_scaled),
     )
     return Derivation(
         name="additive_mask_limit",
@@ -91,20 +93,25 @@ def fully_masked_row() -> Derivation:
     shifted = softmax_vector(z - c * sp.ones(n, 1))  # every key masked by adding -c
     filled = softmax_vector(-c * sp.ones(n, 1))  # every score replaced by -c (masked_fill)
     steps = (
-        Step(
+        Step.for_sizes(
             "adding the same -c to every score changes nothing: softmax(z - c) = softmax(z)",
-            sp.simplify(shifted),
+            shifted,
             softmax_vector(z),
+            f"n = {n}",
         ),
-        Step("replacing every score by the same -c gives uniform weights 1/n", sp.simplify(filled), sp.ones(n, 1) / n),
-        Step(
-            "with masked_fill the weights do not depend on c, so the row has no limit other than uniform",
-            sp.Matrix([sp.limit(filled[i], c, sp.oo) for i in range(n)]),
+        Step.computed(
+            "replacing every score by the same -c gives uniform weights 1/n, whatever c is (so no other limit)",
+            filled,
             sp.ones(n, 1) / n,
+            variables=(c,),
+            operand=-c * sp.ones(n, 1),
+            sizes=f"n = {n}",
         ),
-        Step(
+        Step.limit(
             "each weight of an all-masked row is e^(z_i - c) / sum_j e^(z_j - c), a ratio of two terms that both tend to 0",
-            sp.Matrix([sp.limit(sp.exp(z[0] - c), c, sp.oo), sp.limit(sum(sp.exp(zj - c) for zj in z), c, sp.oo)]),
+            sp.Matrix([sp.exp(z[0] - c), sum(sp.exp(zj - c) for zj in z)]),
+            c,
+            sp.oo,
             sp.zeros(2, 1),
         ),
     )

@@ -20,17 +20,29 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, matrix_gradient, pairing, register, symbol_matrix
-from .softmax import softmax_vector
+from ..counting import attention_flops, attention_parameters
+from .core import (
+    Derivation,
+    Step,
+    matrix_gradient,
+    multiply_adds,
+    pairing,
+    register,
+    softmax_rows,
+    softmax_vector,
+    symbol_matrix,
+)
 
+__all__ = [
+    "attention_backward",
+    "attention_flops",  # re-exported from transformer_lib.counting for one release
+    "multihead_cost",
+    "multihead_weight_gradient",
+    "softmax_backward",
+    "softmax_rows_backward",
+]
 
-def _row_softmax(z: sp.Matrix) -> sp.Matrix:
-    """softmax applied to each row of z."""
-    return sp.Matrix.vstack(*[softmax_vector(z[i, :].T).T for i in range(z.rows)])
-
-
-
-
+_row_softmax = softmax_rows
 
 
 def softmax_rows_backward(weights: sp.Matrix, upstream: sp.Matrix) -> sp.Matrix:
@@ -51,21 +63,30 @@ def softmax_backward() -> Derivation:
     z_mat, upstream = symbol_matrix("z", 2, 3), symbol_matrix("g", 2, 3)
     weights = _row_softmax(z_mat)
     steps = [
-        Step("the softmax Jacobian is symmetric, J^T = J", jacobian.T, jacobian),
-        Step(
-            "n = 3: J^T g = s * (g - (s . g) 1), so the n x n Jacobian is never needed",
+        Step.computed(
+            "the softmax Jacobian is symmetric, J^T = J", jacobian.T, jacobian, variables=tuple(z), operand=s, sizes="n = 3"
+        ),
+        Step.for_sizes(
+            "J^T g = s * (g - (s . g) 1), so the n x n Jacobian is never needed",
             jacobian.T * g,
             s.multiply_elementwise(g - (s.T * g)[0, 0] * sp.ones(n, 1)),
+            "n = 3",
         ),
-        Step(
-            "2 x 3 scores, softmax per row: dZ = S * (dS - rowsum(dS * S)) for any loss",
+        Step.computed(
+            "softmax per row: dZ = S * (dS - rowsum(dS * S)) for any loss",
             matrix_gradient(pairing(upstream, weights), z_mat),
             softmax_rows_backward(weights, upstream),
+            variables=tuple(z_mat),
+            operand=pairing(upstream, weights),
+            sizes="2 x 3 scores",
         ),
-        Step(
+        Step.computed(
             "a row of scores gets no gradient from the upstream gradient of another row",
             sp.diff(pairing(upstream[0, :], weights[0, :]), z_mat[1, 0]),
             0,
+            variables=(z_mat[1, 0],),
+            operand=pairing(upstream, weights),
+            sizes="2 x 3 scores",
         ),
     ]
     return Derivation(
@@ -85,13 +106,36 @@ def attention_backward() -> Derivation:
     s_free = symbol_matrix("s", t_q, t_k)  # the weights as free symbols, for the O = S V step
     d_out, d_z = symbol_matrix("gO", t_q, d_k), symbol_matrix("gZ", t_q, t_k)
     scores = q * k.T / scale
+    sizes = "T_q = 2, T_k = 3, d_k = 2"
+    loss_o, loss_z = pairing(d_out, s_free * v), pairing(d_z, scores)
     steps = [
-        Step("O = S V: dS = dO V^T", matrix_gradient(pairing(d_out, s_free * v), s_free), d_out * v.T),
-        Step("O = S V: dV = S^T dO", matrix_gradient(pairing(d_out, s_free * v), v), s_free.T * d_out),
-        Step(
-            "Z = Q K^T / sqrt(d_k): dQ = dZ K / sqrt(d_k) (K, not K^T)", matrix_gradient(pairing(d_z, scores), q), d_z * k / scale
+        Step.computed(
+            "O = S V: dS = dO V^T",
+            matrix_gradient(loss_o, s_free),
+            d_out * v.T,
+            variables=tuple(s_free),
+            operand=loss_o,
+            sizes=sizes,
         ),
-        Step("Z = Q K^T / sqrt(d_k): dK = dZ^T Q / sqrt(d_k)", matrix_gradient(pairing(d_z, scores), k), d_z.T * q / scale),
+        Step.computed(
+            "O = S V: dV = S^T dO", matrix_gradient(loss_o, v), s_free.T * d_out, variables=tuple(v), operand=loss_o, sizes=sizes
+        ),
+        Step.computed(
+            "Z = Q K^T / sqrt(d_k): dQ = dZ K / sqrt(d_k) (K, not K^T)",
+            matrix_gradient(loss_z, q),
+            d_z * k / scale,
+            variables=tuple(q),
+            operand=loss_z,
+            sizes=sizes,
+        ),
+        Step.computed(
+            "Z = Q K^T / sqrt(d_k): dK = dZ^T Q / sqrt(d_k)",
+            matrix_gradient(loss_z, k),
+            d_z.T * q / scale,
+            variables=tuple(k),
+            operand=loss_z,
+            sizes=sizes,
+        ),
     ]
     # the chain composed: L = <dO, softmax(Q K^T / sqrt(d_k)) V>, differentiated directly in Q
     t_q, t_k = 1, 2
@@ -100,8 +144,12 @@ def attention_backward() -> Derivation:
     weights = _row_softmax(q * k.T / scale)
     loss = pairing(d_out, weights * v)
     chained = softmax_rows_backward(weights, d_out * v.T) * k / scale
-    claim = "composed (1 query, 2 keys): dQ = [S * (dO V^T - rowsum)] K / sqrt(d_k)"
-    steps.append(Step(claim, matrix_gradient(loss, q), chained))
+    claim = "composed: dQ = [S * (dO V^T - rowsum)] K / sqrt(d_k)"
+    steps.append(
+        Step.computed(
+            claim, matrix_gradient(loss, q), chained, variables=tuple(q), operand=loss, sizes="1 query, 2 keys, d_k = 2"
+        )
+    )
     return Derivation(
         name="attention_backward",
         statement="dS = dO V^T, dV = S^T dO, dQ = dZ K / sqrt(d_k), dK = dZ^T Q / sqrt(d_k)",
@@ -123,35 +171,43 @@ def multihead_weight_gradient() -> Derivation:
     d_y = symbol_matrix("gY", t, d_model)
     concat = sp.Matrix.hstack(*heads)
     loss_y = pairing(d_y, concat * w_o)
+    sizes = "T = 2, D = 4, h = 2"
     steps = [
-        Step(
-            "Q = X W^Q: dW^Q = X^T dQ (the input's transpose on the left)", matrix_gradient(pairing(d_q, x * w_q), w_q), x.T * d_q
+        Step.computed(
+            "Q = X W^Q: dW^Q = X^T dQ (the input's transpose on the left)",
+            matrix_gradient(pairing(d_q, x * w_q), w_q),
+            x.T * d_q,
+            variables=tuple(w_q),
+            operand=pairing(d_q, x * w_q),
+            sizes=sizes,
         ),
     ]
     for i in range(h):
         block = slice(i * d_k, (i + 1) * d_k)
         w_q_i = w_q[:, block]
+        loss_q = pairing(d_q[:, block], x * w_q_i)
         steps.append(
-            Step(
+            Step.computed(
                 f"head {i + 1}: W_{i + 1}^Q is columns {i * d_k + 1}..{(i + 1) * d_k} of W^Q and dW_{i + 1}^Q = X^T dQ_{i + 1}",
-                matrix_gradient(pairing(d_q[:, block], x * w_q_i), w_q_i),
+                matrix_gradient(loss_q, w_q_i),
                 x.T * d_q[:, block],
+                variables=tuple(w_q_i),
+                operand=loss_q,
+                sizes=sizes,
             )
         )
         steps.append(
-            Step(
+            Step.computed(
                 f"Y = Concat(heads) W^O: d head_{i + 1} = block {i + 1} of dY (W^O)^T = dY (W_{i + 1}^O)^T",
                 matrix_gradient(loss_y, heads[i]),
                 (d_y * w_o.T)[:, block],
+                variables=tuple(heads[i]),
+                operand=loss_y,
+                sizes=sizes,
             )
         )
-    steps.append(
-        Step(
-            "Concat(head_1, ..., head_h) W^O = sum_i head_i W_i^O (W_i^O: rows of W^O for head i)",
-            concat * w_o,
-            sum((heads[i] * w_o[i * d_k : (i + 1) * d_k, :] for i in range(h)), sp.zeros(t, d_model)),
-        )
-    )
+    # Concat(head_1, ..., head_h) W^O = sum_i head_i W_i^O is block multiplication: sympy's product of the
+    # two sides gives the same entries term for term, so it is used above (loss_y), not claimed as a step.
     return Derivation(
         name="multihead_weight_gradient",
         statement="dL/dW_i^Q = X^T dL/dQ_i, and dL/dhead_i = dL/dY (W_i^O)^T",
@@ -160,49 +216,42 @@ def multihead_weight_gradient() -> Derivation:
     )
 
 
-def attention_flops(t_q: sp.Expr, t_k: sp.Expr, d_model: sp.Expr, n_heads: sp.Expr) -> dict[str, sp.Expr]:
-    """Multiply-add FLOPs (2 per multiply-add) of one multi-head attention layer, by part.
-
-    Matrix products only, biases left out (what ``torch.utils.flop_counter``
-    counts); the scale and the softmax act on the n_heads * t_q * t_k scores,
-    reported as ``score_entries``. Works for numbers (exact sympy integers) and
-    for symbols.
-    """
-    t_q, t_k, d_model, n_heads = (sp.sympify(v) for v in (t_q, t_k, d_model, n_heads))
-    d_k = d_model / n_heads
-    return {
-        "projections": 2 * t_q * d_model * d_model + 2 * 2 * t_k * d_model * d_model + 2 * t_q * d_model * d_model,
-        "scores": n_heads * 2 * t_q * t_k * d_k,  # Q_i K_i^T for each head
-        "weighted values": n_heads * 2 * t_q * t_k * d_k,  # S_i V_i for each head
-        "score_entries": n_heads * t_q * t_k,
-    }
-
-
 @register
 def multihead_cost() -> Derivation:
     """h heads of width D/h cost the same matrix-product FLOPs and parameters as one head of width D."""
     t_q, t_k, d_model, h = sp.symbols("T_q T_k D h", positive=True)
-    multi = attention_flops(t_q, t_k, d_model, h)
-    single = attention_flops(t_q, t_k, d_model, sp.Integer(1))
-    matmul = ("projections", "scores", "weighted values")
-    steps = [
-        Step("h heads of width D/h: h * 2 T_q T_k (D/h) = 2 T_q T_k D for the scores", multi["scores"], 2 * t_q * t_k * d_model),
-        Step("the same for the weighted sum of values", multi["weighted values"], single["weighted values"]),
-        Step("the four projections do not depend on h", multi["projections"], single["projections"]),
-        Step(
-            "total matrix-product FLOPs: 4 T_q D^2 + 4 T_k D^2 + 4 T_q T_k D for every h",
-            sum(multi[part] for part in matmul),
-            4 * t_q * d_model**2 + 4 * t_k * d_model**2 + 4 * t_q * t_k * d_model,
-        ),
-        Step(
-            "but the score matrix has h times as many entries (softmax work and memory)",
-            multi["score_entries"] / single["score_entries"],
-            h,
-        ),
-        Step(
+    sizes = {t_q: 2, t_k: 3, d_model: 4}
+    scores = attention_flops(t_q, t_k, d_model, h)["scores"]
+    steps = []
+    for heads in (1, 2, 4):  # split Q (2 x 4) and K (3 x 4) into heads of width 4 / heads, multiply, count
+        width = 4 // heads
+        q, k = symbol_matrix("q", 2, 4), symbol_matrix("k", 3, 4)
+        counted = sum(
+            multiply_adds(q[:, i * width : (i + 1) * width] * k[:, i * width : (i + 1) * width].T) for i in range(heads)
+        )
+        steps.append(
+            Step.value(
+                f"h = {heads} heads of width {width}: the multiply-adds of the products Q_i K_i^T, counted term by term, "
+                f"give the formula's 2 T_q T_k D FLOPs (T_q = 2, T_k = 3, D = 4), whatever h is",
+                scores,
+                sizes,
+                2 * counted,
+            )
+        )
+        entries = sum(len(q[:, i * width : (i + 1) * width] * k[:, i * width : (i + 1) * width].T) for i in range(heads))
+        steps.append(
+            Step.value(
+                f"... but the h score matrices hold h T_q T_k = {entries} entries (softmax work and memory grow with h)",
+                attention_flops(t_q, t_k, d_model, h)["score_entries"],
+                {t_q: 2, t_k: 3, h: heads},
+                entries,
+            )
+        )
+    steps += [
+        Step.identity(
             "parameters 4 (D^2 + D) do not depend on h: h (3 D (D/h) + 3 D/h) + D^2 + D",
             h * (3 * d_model * (d_model / h) + 3 * d_model / h) + d_model**2 + d_model,
-            4 * (d_model**2 + d_model),
+            attention_parameters(d_model),
         ),
     ]
     return Derivation(

@@ -8,7 +8,18 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, register
+from ..counting import recurrent_cell_parameters
+from .core import Derivation, Step, register, symbol_matrix, symbol_vector
+
+__all__ = [
+    "convolution_receptive_field",
+    "gru_state_gradient",
+    "lstm_cell_state_gradient",
+    "recurrent_parameter_counts",
+    "rnn_orthogonal_gradient",
+    "rnn_state_jacobian",
+    "self_attention_versus_recurrence_cost",
+]
 
 
 def _tanh_rnn_two_steps() -> dict:
@@ -48,16 +59,34 @@ def rnn_state_jacobian() -> Derivation:
     J2 = _tanh_derivative(h2) * W  # dh2/dh1
     g = sp.Matrix(sp.symbols("g1 g2", real=True))  # dL/dh1, any upstream gradient
     loss = (g.T * h1)[0, 0]
+    sizes = "H = 2 units, symbolic weights"
     steps = [
-        Step("tanh'(z) = 1 - tanh(z)^2", sp.diff(sp.tanh(z), z), 1 - sp.tanh(z) ** 2),
-        Step("one step: dh_1/dh_0 = diag(1 - h_1^2) W_h (2 units, symbolic weights)",
-             _expanded(h1.jacobian(h0)), _expanded(J1)),
-        Step("two steps: dh_2/dh_0 = diag(1 - h_2^2) W_h diag(1 - h_1^2) W_h (chain rule)",
-             _expanded(h2.jacobian(h0)), _expanded(J2 * J1)),
-        Step(
+        Step.computed(
+            "tanh'(z) = 1 - tanh(z)^2", sp.diff(sp.tanh(z), z), 1 - sp.tanh(z) ** 2, variables=(z,), operand=sp.tanh(z)
+        ),
+        Step.computed(
+            "one step: dh_1/dh_0 = diag(1 - h_1^2) W_h",
+            _expanded(h1.jacobian(h0)),
+            _expanded(J1),
+            variables=tuple(h0),
+            operand=h1,
+            sizes=sizes,
+        ),
+        Step.computed(
+            "two steps: dh_2/dh_0 = diag(1 - h_2^2) W_h diag(1 - h_1^2) W_h (chain rule)",
+            _expanded(h2.jacobian(h0)),
+            _expanded(J2 * J1),
+            variables=tuple(h0),
+            operand=h2,
+            sizes=sizes,
+        ),
+        Step.computed(
             "backward, the gradient is multiplied by the transpose: dL/dh_0 = W_h^T diag(1 - h_1^2) dL/dh_1",
             _expanded(sp.Matrix([loss]).jacobian(h0).T),
             _expanded(W.T * _tanh_derivative(h1) * g),
+            variables=tuple(h0),
+            operand=loss,
+            sizes=sizes,
         ),
     ]
     return Derivation(
@@ -75,13 +104,26 @@ def rnn_orthogonal_gradient() -> Derivation:
     t = sp.Symbol("t", real=True)  # tan(theta / 2): a rotation by theta with rational entries
     R = sp.Matrix([[1 - t**2, -2 * t], [2 * t, 1 - t**2]]) / (1 + t**2)
     W = rho * R
-    steps = [Step("R is orthogonal: R^T R = I", R.T * R, sp.eye(2))]
+    steps = [Step.identity("R is orthogonal: R^T R = I", R.T * R, sp.eye(2))]
     for k in range(1, 5):
         Wk = W**k
-        steps.append(Step(f"k = {k}: (W^k)^T W^k = rho^{2 * k} I, so |dh_T/dh_(T-{k}) g| = rho^{k} |g|", Wk.T * Wk,
-                          rho ** (2 * k) * sp.eye(2)))
-    steps.append(Step("0.9^100 = 2.6561...e-5: floor(10^9 * 0.9^100) = 26561",
-                      sp.floor(sp.Rational(9, 10) ** 100 * 10**9), 26561))
+        steps.append(
+            Step.for_sizes(
+                f"(W^k)^T W^k = rho^{2 * k} I, so |dh_T/dh_(T-{k}) g| = rho^{k} |g|",
+                Wk.T * Wk,
+                rho ** (2 * k) * sp.eye(2),
+                f"k = {k}",
+            )
+        )
+    steps_k = sp.Symbol("k", positive=True, integer=True)
+    steps.append(
+        Step.value(
+            "rho = 0.9, k = 100: rho^k = 2.6561...e-5, floor(10^9 rho^k) = 26561",
+            sp.floor(10**9 * rho**steps_k),
+            {rho: sp.Rational(9, 10), steps_k: 100},
+            26561,
+        )
+    )
     return Derivation(
         name="rnn_orthogonal_gradient",
         statement="with W_h = rho R, R orthogonal and no tanh, the gradient norm after k steps is exactly rho^k times",
@@ -111,14 +153,28 @@ def lstm_cell_state_gradient() -> Derivation:
     h1, c1 = step(h0, c0)
     _, c2 = step(h1, c1)
     _, c2_of_free = step(h_free, c_free)  # c_2 as a function of (h_1, c_1) treated as free variables
+    no_forget = step(h0, c0, forget=False)[1]
     steps = [
-        Step("one step, with h_0 a separate state: dc_1/dc_0 = f(h_0) (no matrix, no tanh)", sp.diff(c1, c0), f(h0)),
-        Step("without a forget gate (the 1997 LSTM) the cell state passes gradient unchanged",
-             sp.diff(step(h0, c0, forget=False)[1], c0), 1),
-        Step(
+        Step.computed(
+            "one step, with h_0 a separate state: dc_1/dc_0 = f(h_0) (no matrix, no tanh)",
+            sp.diff(c1, c0),
+            f(h0),
+            variables=(c0,),
+            operand=c1,
+        ),
+        Step.computed(
+            "without a forget gate (the 1997 LSTM) the cell state passes gradient unchanged",
+            sp.diff(no_forget, c0),
+            1,
+            variables=(c0,),
+            operand=no_forget,
+        ),
+        Step.computed(
             "two steps: dc_2/dc_0 = f_2 f_1 + (dc_2/dh_1)(dh_1/dc_0); the product of forget gates is the direct path",
-            sp.expand(sp.diff(c2, c0)),
-            sp.expand(f(h1) * f(h0) + sp.diff(c2_of_free, h_free).subs({c_free: c1, h_free: h1}) * sp.diff(h1, c0)),
+            sp.diff(c2, c0),
+            f(h1) * f(h0) + sp.diff(c2_of_free, h_free).subs({c_free: c1, h_free: h1}) * sp.diff(h1, c0),
+            variables=(c0,),
+            operand=c2,
         ),
     ]
     return Derivation(
@@ -139,10 +195,12 @@ def gru_state_gradient() -> Derivation:
     n = sp.tanh(w["n"][1] * x + w["n"][2] + r * (w["n"][0] * h + w["n"][3]))
     h_new = (1 - z) * n + z * h
     steps = [
-        Step(
+        Step.computed(
             "product rule on h_t = (1 - z) n + z h_{t-1}: the direct term is z_t",
-            sp.expand(sp.diff(h_new, h)),
-            sp.expand(z + (1 - z) * sp.diff(n, h) + (h - n) * sp.diff(z, h)),
+            sp.diff(h_new, h),
+            z + (1 - z) * sp.diff(n, h) + (h - n) * sp.diff(z, h),
+            variables=(h,),
+            operand=h_new,
         ),
     ]
     return Derivation(
@@ -153,26 +211,65 @@ def gru_state_gradient() -> Derivation:
     )
 
 
+def _written_out_cell_parameters(cell: str, n_in: int, hidden: int) -> int:
+    """Distinct weight symbols in one step of the cell written out with torch's two bias vectors per block."""
+    x, h, c = symbol_vector("x", n_in), symbol_vector("h", hidden), symbol_vector("c", hidden)
+
+    def block(name: str) -> sp.Matrix:  # W_i* x + b_i* + W_h* h + b_h*, as in torch's RNN, GRU and LSTM
+        return (
+            symbol_matrix(f"Wi{name}", hidden, n_in) * x
+            + symbol_vector(f"bi{name}_", hidden)
+            + symbol_matrix(f"Wh{name}", hidden, hidden) * h
+            + symbol_vector(f"bh{name}_", hidden)
+        )
+
+    def sigmoid(m: sp.Matrix) -> sp.Matrix:
+        return m.applyfunc(_sigmoid)
+
+    if cell == "elman":
+        outputs = block("").applyfunc(sp.tanh)
+    elif cell == "gru":
+        r, z = sigmoid(block("r")), sigmoid(block("z"))
+        w_in, b_in = symbol_matrix("Win", hidden, n_in), symbol_vector("bin_", hidden)
+        w_hn, b_hn = symbol_matrix("Whn", hidden, hidden), symbol_vector("bhn_", hidden)
+        candidate = (w_in * x + b_in + r.multiply_elementwise(w_hn * h + b_hn)).applyfunc(sp.tanh)
+        outputs = (sp.ones(hidden, 1) - z).multiply_elementwise(candidate) + z.multiply_elementwise(h)
+    else:
+        i, f, o = sigmoid(block("i")), sigmoid(block("f")), sigmoid(block("o"))
+        g = block("g").applyfunc(sp.tanh)
+        cell_state = f.multiply_elementwise(c) + i.multiply_elementwise(g)
+        outputs = o.multiply_elementwise(cell_state.applyfunc(sp.tanh)).col_join(cell_state)
+    return len(outputs.free_symbols - set(x) - set(h) - set(c))
+
+
 @register
 def recurrent_parameter_counts() -> Derivation:
-    """Elman H(I + H + 2), GRU three times that, LSTM four times; GRU / LSTM = 3/4."""
+    """Elman H(I + H + 2), GRU three times that, LSTM four times: counted on the cells' equations written out."""
     n_in, H = sp.symbols("I H", positive=True, integer=True)  # input and hidden widths
-
-    def count(blocks: int) -> sp.Expr:
-        # weight_ih (blocks H, I), weight_hh (blocks H, H), bias_ih and bias_hh (blocks H)
-        return blocks * H * n_in + blocks * H * H + 2 * blocks * H
-
-    elman, gru, lstm = count(1), count(3), count(4)
-    steps = [
-        Step("Elman cell: H I + H H + 2 H = H (I + H + 2)", elman, H * (n_in + H + 2)),
-        Step("LSTM / Elman = 4 for every I, H", sp.simplify(lstm / elman), 4),
-        Step("GRU / Elman = 3 for every I, H", sp.simplify(gru / elman), 3),
-        Step("GRU / LSTM = 3/4 (not 1/2)", sp.simplify(gru / lstm), sp.Rational(3, 4)),
-        Step("I = H = 512: LSTM cell = 2 101 248 parameters", lstm.subs({n_in: 512, H: 512}), 2_101_248),
-    ]
+    steps = []
+    counts = {}
+    for cell, blocks in (("elman", "one block"), ("gru", "three blocks r, z, n"), ("lstm", "four blocks i, f, g, o")):
+        counts[cell] = _written_out_cell_parameters(cell, 2, 3)
+        steps.append(
+            Step.value(
+                f"{cell}: the cell written out for I = 2, H = 3 has {counts[cell]} distinct weights, {blocks} of H (I + H + 2)",
+                recurrent_cell_parameters(n_in, H, cell),
+                {n_in: 2, H: 3},
+                counts[cell],
+            )
+        )
+    steps.append(
+        Step.value(
+            f"so GRU / LSTM = {counts['gru']} / {counts['lstm']} = 3/4 for every I, H (not 1/2); "
+            "I = H = 512: an LSTM cell has 2 101 248 parameters",
+            recurrent_cell_parameters(n_in, H, "lstm"),
+            {n_in: 512, H: 512},
+            2_101_248,
+        )
+    )
     return Derivation(
         name="recurrent_parameter_counts",
-        statement="parameters of Elman, GRU and LSTM cells with torch's two bias vectors",
+        statement="parameters of Elman, GRU and LSTM cells with torch's two bias vectors: 1, 3 and 4 times H (I + H + 2)",
         reference="book chapter 1",
         steps=tuple(steps),
     )
@@ -183,14 +280,16 @@ def convolution_receptive_field() -> Derivation:
     """L layers of width k see 1 + L(k - 1) positions; with dilations 1, k, k^2, ... they see k^L."""
     k, L = sp.symbols("k L", positive=True, integer=True)
     layer = sp.Symbol("l", integer=True, nonnegative=True)
-    contiguous = 1 + sp.summation(k - 1, (layer, 1, L))
-    dilated = 1 + sp.summation((k - 1) * k**layer, (layer, 0, L - 1))
+    contiguous = 1 + sp.Sum(k - 1, (layer, 1, L))
+    dilated = 1 + sp.Sum((k - 1) * k**layer, (layer, 0, L - 1))
     steps = [
-        Step("each contiguous layer of width k adds k - 1 positions: 1 + L (k - 1)", contiguous, 1 + L * (k - 1)),
-        Step("layer l with dilation k^l adds (k - 1) k^l: the geometric series sums to k^L",
-             dilated, k**L),
-        Step("so ceil(log_k n) dilated layers reach n positions: k^(log_k n) = n",
-             k ** (sp.log(sp.Symbol("n", positive=True)) / sp.log(k)), sp.Symbol("n", positive=True)),
+        Step.identity("each contiguous layer of width k adds k - 1 positions: 1 + L (k - 1)", contiguous, 1 + L * (k - 1)),
+        Step.identity(
+            "layer l with dilation k^l adds (k - 1) k^l: the geometric series sums to k^L, "
+            "so ceil(log_k n) dilated layers reach n positions",
+            dilated,
+            k**L,
+        ),
     ]
     return Derivation(
         name="convolution_receptive_field",
@@ -205,16 +304,40 @@ def self_attention_versus_recurrence_cost() -> Derivation:
     """Per layer, self-attention costs n^2 d and recurrence n d^2: attention is cheaper exactly when n < d."""
     n, d = sp.symbols("n d", positive=True)
     attention, recurrent = n**2 * d, n * d**2
+    layer_attention, layer_lstm = 8 * n * d**2 + 4 * n**2 * d, 16 * n * d**2
+    gap = sp.Symbol("e", positive=True)
     steps = [
-        Step("cost ratio self-attention / recurrent = n / d", sp.simplify(attention / recurrent), n / d),
-        Step("the two costs are equal at n = d (the only positive root)",
-             sp.Matrix(sp.solve(sp.Eq(attention, recurrent), n)), sp.Matrix([d])),
-        Step("base model, d = 512, n = 50 tokens: self-attention needs 50/512 of the recurrent work",
-             (attention / recurrent).subs({n: 50, d: 512}), sp.Rational(50, 512)),
-        Step("with constants: self-attention layer (8 n d^2 + 4 n^2 d FLOPs) / LSTM layer (16 n d^2) = 1/2 + n/(4d)",
-             sp.apart((8 * n * d**2 + 4 * n**2 * d) / (16 * n * d**2), n), sp.Rational(1, 2) + n / (4 * d)),
-        Step("so a self-attention layer costs less than an LSTM layer exactly when n < 2d",
-             sp.Matrix(sp.solve(sp.Eq(8 * n * d**2 + 4 * n**2 * d, 16 * n * d**2), n)), sp.Matrix([2 * d])),
+        Step.computed(
+            "the two costs n^2 d and n d^2 are equal at n = d (the only positive root)",
+            sp.Matrix(sp.solve(sp.Eq(attention, recurrent), n)),
+            sp.Matrix([d]),
+            variables=(n,),
+            operand=attention - recurrent,
+        ),
+        Step.inequality(
+            "self-attention is cheaper whenever 0 < n < d: n d^2 - n^2 d > 0 (written with d = n + e, e > 0)",
+            (recurrent - attention).subs(d, n + gap),
+            ">",
+            0,
+        ),
+        Step.value(
+            "base model, d = 512, n = 50 tokens: self-attention needs 50/512 of the recurrent work",
+            attention / recurrent,
+            {n: 50, d: 512},
+            sp.Rational(50, 512),
+        ),
+        Step.identity(
+            "with constants: self-attention layer (8 n d^2 + 4 n^2 d FLOPs) / LSTM layer (16 n d^2) = 1/2 + n/(4d)",
+            layer_attention / layer_lstm,
+            sp.Rational(1, 2) + n / (4 * d),
+        ),
+        Step.computed(
+            "so a self-attention layer costs less than an LSTM layer exactly when n < 2d",
+            sp.Matrix(sp.solve(sp.Eq(layer_attention, layer_lstm), n)),
+            sp.Matrix([2 * d]),
+            variables=(n,),
+            operand=layer_attention - layer_lstm,
+        ),
     ]
     return Derivation(
         name="self_attention_versus_recurrence_cost",

@@ -9,17 +9,27 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, expectation, register, standard_moments
+from .core import Derivation, Step, expectation, register, standard_moments, symbol_matrix, symbol_vector
+
+__all__ = [
+    "layer_norm_jacobian",
+    "layer_norm_moments",
+    "layer_norm_vector",
+    "residual_gradient_norm",
+    "residual_jacobian",
+    "symbolic_matrix",
+    "symbolic_vector",
+]
 
 
 def symbolic_vector(name: str, size: int) -> sp.Matrix:
-    """A column of real symbols name_0 ... name_{size-1}."""
-    return sp.Matrix(size, 1, lambda i, _: sp.Symbol(f"{name}_{i}", real=True))
+    """A column of real symbols name_0 ... name_{size-1} (``core.symbol_vector`` with 0-based names)."""
+    return symbol_vector(name, size, start=0, separator="_")
 
 
 def symbolic_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
-    """A (rows, cols) matrix of real symbols name_ij."""
-    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}{j}", real=True))
+    """A (rows, cols) matrix of real symbols name_ij, 0-based (``core.symbol_matrix``)."""
+    return symbol_matrix(name, rows, cols, start=0)
 
 
 def layer_norm_vector(x: sp.Matrix, eps: sp.Expr = 0) -> sp.Matrix:
@@ -47,28 +57,38 @@ def residual_jacobian() -> Derivation:
     x2 = x1 + v2 * (v1 * x1).applyfunc(sp.tanh)
     jac_f = sublayer.jacobian(x)
     jac_g_at_x1 = (v2 * (v1 * x).applyfunc(sp.tanh)).jacobian(x).subs(dict(zip(x, x1, strict=True)), simultaneous=True)
+    sizes = "D = 2"
+    factor, layers = sp.Symbol("a", positive=True), sp.Symbol("L", positive=True, integer=True)
     steps = [
-        Step("d(x + F(x))/dx = I + dF/dx for F(x) = W2 tanh(W1 x + b)", (x + sublayer).jacobian(x), eye + jac_f),
-        Step(
+        Step.computed(
+            "d(x + F(x))/dx = I + dF/dx for F(x) = W2 tanh(W1 x + b)",
+            (x + sublayer).jacobian(x),
+            eye + jac_f,
+            variables=tuple(x),
+            operand=x + sublayer,
+            sizes=sizes,
+        ),
+        Step.computed(
             "chain rule: d x2 / d x - (I + J_G(x1)) (I + J_F(x)) expands to 0 for two stacked blocks",
             (x2.jacobian(x) - (eye + jac_g_at_x1) * (eye + jac_f)).applyfunc(sp.expand),  # simplify() is slow here
             sp.zeros(size, size),
+            variables=tuple(x),
+            operand=x2,
+            sizes=sizes,
         ),
-        Step("(I + A)(I + B) = I + A + B + A B", (eye + a) * (eye + c), eye + a + c + a * c),
-        Step(
+        Step.for_sizes("(I + A)(I + B) = I + A + B + A B", (eye + a) * (eye + c), eye + a + c + a * c, sizes),
+        Step.for_sizes(
             "(I + A)(I + B)(I + C) = I + (A + B + C) + (A B + A C + B C) + A B C: the identity path survives every product",
             (eye + a) * (eye + c) * (eye + e),
             eye + (a + c + e) + (a * c + a * e + c * e) + a * c * e,
+            sizes,
         ),
-        Step(
-            "a scalar derivative 0.9 through 100 layers: 0.9^100 = 2.656...e-5",
-            sp.floor(sp.Rational(9, 10) ** 100 * 10**8),
+        Step.value(
+            "a scalar derivative a = 0.9 through L = 100 layers: a^L = 2.656...e-5, floor(10^8 a^L) = 2656 "
+            "(a residual block with dF/dx = -0.1 has the same a = 1 - 0.1)",
+            sp.floor(10**8 * factor**layers),
+            {factor: sp.Rational(9, 10), layers: 100},
             2656,
-        ),
-        Step(
-            "the residual version with dF/dx = -0.1 decays the same: (1 - 0.1)^100 = 0.9^100",
-            (1 - sp.Rational(1, 10)) ** 100,
-            sp.Rational(9, 10) ** 100,
         ),
     ]
     return Derivation(
@@ -92,20 +112,40 @@ def residual_gradient_norm() -> Derivation:
     residual = (((sp.eye(size) + jac) * g).T * ((sp.eye(size) + jac) * g))[0]
     s2, layers = sp.Symbol("s^2", positive=True), sp.Symbol("L", positive=True, integer=True)
     steps = [
-        Step("plain layer: E|J g|^2 = D v |g|^2 (D = 2)", expectation(plain, moments), size * v * norm_g),
-        Step(
+        Step.computed(
+            "plain layer: E|J g|^2 = D v |g|^2",
+            expectation(plain, moments),
+            size * v * norm_g,
+            variables=tuple(jac),
+            operand=plain,
+            sizes="D = 2",
+        ),
+        Step.computed(
             "residual layer: E|(I + J) g|^2 = (1 + D v) |g|^2 (the cross term has mean 0)",
             expectation(residual, moments),
             (1 + size * v) * norm_g,
+            variables=tuple(jac),
+            operand=residual,
+            sizes="D = 2",
         ),
-        Step(
+        Step.inequality(
+            "so a residual layer never shrinks the expected squared norm: (1 + D v) |g|^2 >= |g|^2",
+            expectation(residual, moments),
+            ">=",
+            norm_g,
+        ),
+        Step.limit(
             "so L independent plain layers multiply it by s^(2L) with s^2 = D v; for s^2 = 1/2 that tends to 0",
-            sp.limit(sp.Rational(1, 2) ** layers, layers, sp.oo),
+            sp.Rational(1, 2) ** layers,
+            layers,
+            sp.oo,
             0,
         ),
-        Step(
+        Step.limit(
             "L residual layers multiply it by (1 + s^2)^L; with branches scaled so that s^2 = c / L this stays e^c",
-            sp.limit((1 + s2 / layers) ** layers, layers, sp.oo),
+            (1 + s2 / layers) ** layers,
+            layers,
+            sp.oo,
             sp.exp(s2),
         ),
     ]
@@ -129,22 +169,32 @@ def layer_norm_moments() -> Derivation:
     a, c = sp.Symbol("a", positive=True), sp.Symbol("c", real=True)
     gamma, beta = sp.Symbol("gamma", positive=True), sp.Symbol("beta", real=True)
     affine = gamma * y + beta * sp.ones(size, 1)  # a scalar gamma and beta, for the moments
+    sizes = "D = 4"
     steps = [
-        Step("mean of LN(x) = 0", sp.simplify(sum(y_eps) / size), 0),
-        Step("biased variance of LN(x) = sigma^2 / (sigma^2 + eps)", sum(yi**2 for yi in y_eps) / size, var_x / (var_x + eps)),
-        Step("with eps = 0 the biased variance is exactly 1", sp.simplify(sum(yi**2 for yi in y) / size), 1),
-        Step(
-            "... and the unbiased variance (divide by D - 1) is D / (D - 1) = 4/3",
-            sp.simplify(sum(yi**2 for yi in y) / (size - 1)),
-            sp.Rational(4, 3),
+        Step.for_sizes("mean of LN(x) = 0", sum(y_eps) / size, 0, sizes),
+        Step.for_sizes(
+            "biased variance of LN(x) = sigma^2 / (sigma^2 + eps)",
+            sum(yi**2 for yi in y_eps) / size,
+            var_x / (var_x + eps),
+            sizes,
         ),
-        Step(
+        Step.for_sizes("with eps = 0 the biased variance is exactly 1", sum(yi**2 for yi in y) / size, 1, sizes),
+        Step.for_sizes(
+            "... and the unbiased variance (divide by D - 1) is D / (D - 1) = 4/3",
+            sum(yi**2 for yi in y) / (size - 1),
+            sp.Rational(4, 3),
+            sizes,
+        ),
+        Step.for_sizes(
             "LN(a x + c) = LN(x) for a > 0 (eps = 0): scale and shift of the input are removed",
             layer_norm_vector(a * x + c * sp.ones(size, 1)),
             y,
+            sizes,
         ),
-        Step("gamma LN(x) + beta has mean beta", sp.simplify(sum(affine) / size), beta),
-        Step("... and biased variance gamma^2 (eps = 0)", sp.simplify(sum((ai - beta) ** 2 for ai in affine) / size), gamma**2),
+        Step.for_sizes("gamma LN(x) + beta has mean beta", sum(affine) / size, beta, sizes),
+        Step.for_sizes(
+            "... and biased variance gamma^2 (eps = 0)", sum((ai - beta) ** 2 for ai in affine) / size, gamma**2, sizes
+        ),
     ]
     return Derivation(
         name="layer_norm_moments",
@@ -165,9 +215,18 @@ def layer_norm_jacobian() -> Derivation:
     ones = sp.ones(size, 1)
     formula = (sp.eye(size) - ones * ones.T / size - y * y.T / size) / sigma
     steps = [
-        Step("d LN(x) / dx = (I - 1 1^T / D - y y^T / D) / sigma (D = 3, eps = 0)", y.jacobian(x), formula),
-        Step("it sends the all-ones direction to 0 (shifts are removed)", formula * ones, sp.zeros(size, 1)),
-        Step("and the input direction x - mu to 0 (rescaling is removed)", formula * (x - ones * mean), sp.zeros(size, 1)),
+        Step.computed(
+            "d LN(x) / dx = (I - 1 1^T / D - y y^T / D) / sigma (eps = 0)",
+            y.jacobian(x),
+            formula,
+            variables=tuple(x),
+            operand=y,
+            sizes="D = 3",
+        ),
+        Step.for_sizes("it sends the all-ones direction to 0 (shifts are removed)", formula * ones, sp.zeros(size, 1), "D = 3"),
+        Step.for_sizes(
+            "and the input direction x - mu to 0 (rescaling is removed)", formula * (x - ones * mean), sp.zeros(size, 1), "D = 3"
+        ),
     ]
     return Derivation(
         name="layer_norm_jacobian",

@@ -11,6 +11,8 @@ import sympy as sp
 
 from .core import Derivation, Step, expectation, register, standard_moments
 
+__all__ = ["EXPANDED_UP_TO", "dot_product_variance", "dot_product_variance_general", "variance"]
+
 #: the largest d_k for which the variance is also computed by full expansion
 EXPANDED_UP_TO = 6
 
@@ -36,29 +38,53 @@ def dot_product_variance() -> Derivation:
     s2_q, s2_k = sp.symbols("sigma_q^2 sigma_k^2", positive=True)
     general = {q: standard_moments(mu_q, s2_q, "q"), k: standard_moments(mu_k, s2_k, "k")}
     unit = {q: standard_moments(sp.Integer(0), sp.Integer(1), "q"), k: standard_moments(sp.Integer(0), sp.Integer(1), "k")}
-    d = sp.Symbol("d_k", positive=True, integer=True)
     covariance = _covariance_of_two_products()
 
+    q1, q2, k1, k2 = sp.symbols("q1 q2 k1 k2")
     steps = [
-        Step("E[q k] = E[q] E[k] by independence", expectation(q * k, general), mu_q * mu_k),
-        Step(
+        Step.computed(
+            "E[q k] = E[q] E[k] by independence", expectation(q * k, general), mu_q * mu_k, variables=(q, k), operand=q * k
+        ),
+        Step.computed(
             "Var(q k) = E[q^2] E[k^2] - (E[q] E[k])^2 for independent q, k",
             variance(q * k, general),
             (s2_q + mu_q**2) * (s2_k + mu_k**2) - mu_q**2 * mu_k**2,
+            variables=(q, k),
+            operand=q * k,
         ),
-        Step("with mean 0 and variance 1: E[q k] = 0", expectation(q * k, unit), 0),
-        Step("with mean 0 and variance 1: Var(q k) = 1", variance(q * k, unit), 1),
-        Step("products of different index pairs are uncorrelated: Cov(q1 k1, q2 k2) = 0", covariance, 0),
-        Step(
-            "Var(sum) = sum of d_k variances + d_k (d_k - 1) covariances = d_k",
-            d * variance(q * k, unit) + d * (d - 1) * covariance,
-            d,
+        Step.computed("with mean 0 and variance 1: E[q k] = 0", expectation(q * k, unit), 0, variables=(q, k), operand=q * k),
+        Step.computed("with mean 0 and variance 1: Var(q k) = 1", variance(q * k, unit), 1, variables=(q, k), operand=q * k),
+        Step.computed(
+            "products of different index pairs are uncorrelated: Cov(q1 k1, q2 k2) = 0",
+            covariance,
+            0,
+            variables=(q1, q2, k1, k2),
+            operand=q1 * k1 * q2 * k2,
         ),
-        Step("dividing by sqrt(d_k) restores unit variance: Var(q.k / sqrt(d_k)) = d_k / d_k", d / sp.sqrt(d) ** 2, 1),
     ]
     for dim in range(1, EXPANDED_UP_TO + 1):
         expr, moments = _dot_product(dim)
-        steps.append(Step(f"full expansion for d_k = {dim}: Var(q . k) = {dim}", variance(expr, moments), dim))
+        steps.append(
+            Step.computed(
+                f"full expansion: Var(q . k) = {dim}",
+                variance(expr, moments),
+                dim,
+                variables=tuple(moments),
+                operand=expr,
+                sizes=f"d_k = {dim}",
+            )
+        )
+    expr, moments = _dot_product(4)
+    steps.append(
+        Step.computed(
+            "dividing by sqrt(d_k) restores unit variance: Var(q . k / sqrt(d_k)) = 1",
+            variance(expr / sp.sqrt(4), moments),
+            1,
+            variables=tuple(moments),
+            operand=expr,
+            sizes="d_k = 4",
+        )
+    )
     return Derivation(
         name="dot_product_variance",
         statement="Var(q . k) = d_k for independent components with mean 0 and variance 1",
@@ -87,7 +113,16 @@ def dot_product_variance_general() -> Derivation:
         moments = {x: standard_moments(sp.Integer(0), s2_q, str(x)) for x in q}
         moments |= {x: standard_moments(sp.Integer(0), s2_k, str(x)) for x in k}
         expr = sum(qi * ki for qi, ki in zip(q, k, strict=True))
-        steps.append(Step(f"d_k = {dim}", variance(expr, moments), dim * s2_q * s2_k))
+        steps.append(
+            Step.computed(
+                "Var(q . k) = d_k sigma_q^2 sigma_k^2",
+                variance(expr, moments),
+                dim * s2_q * s2_k,
+                variables=tuple(moments),
+                operand=expr,
+                sizes=f"d_k = {dim}",
+            )
+        )
     return Derivation(
         name="dot_product_variance_general",
         statement="Var(q . k) = d_k sigma_q^2 sigma_k^2 for zero-mean independent components",

@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Derivation, Step, register
+from .core import Derivation, Step, register, softmax_vector, symbol_vector
 
-
-def softmax_vector(z: sp.Matrix) -> sp.Matrix:
-    """softmax(z)_i = exp(z_i) / sum_j exp(z_j), as a sympy column vector."""
-    exps = z.applyfunc(sp.exp)
-    return exps / sum(exps)
+__all__ = ["softmax_jacobian", "softmax_saturation", "softmax_vector"]
 
 
 @register
@@ -21,14 +17,28 @@ def softmax_jacobian() -> Derivation:
     """d softmax(z) / dz = diag(s) - s s^T, proved for n = 2, 3, 4 symbolic logits."""
     steps = []
     for n in (2, 3, 4):
-        z = sp.Matrix(sp.symbols(f"z1:{n + 1}", real=True))
+        z = symbol_vector("z", n)
         s = softmax_vector(z)
-        jacobian = s.jacobian(z)
-        steps.append(Step(f"n = {n}: Jacobian equals diag(s) - s s^T", jacobian, sp.diag(*s) - s * s.T))
-    z = sp.Matrix(sp.symbols("z1:4", real=True))
+        steps.append(
+            Step.computed(
+                "Jacobian equals diag(s) - s s^T",
+                s.jacobian(z),
+                sp.diag(*s) - s * s.T,
+                variables=tuple(z),
+                operand=s,
+                sizes=f"n = {n}",
+            )
+        )
+    z = symbol_vector("z", 3)
     s = softmax_vector(z)
-    ones = sp.ones(1, 3)
-    steps.append(Step("each row of the Jacobian sums to 0 (weights always sum to 1)", ones * s.jacobian(z).T, sp.zeros(1, 3)))
+    steps.append(
+        Step.for_sizes(
+            "each row of the Jacobian sums to 0 (weights always sum to 1)",
+            sp.ones(1, 3) * s.jacobian(z).T,
+            sp.zeros(1, 3),
+            "n = 3",
+        )
+    )
     return Derivation(
         name="softmax_jacobian",
         statement="J = diag(s) - s s^T, where s = softmax(z)",
@@ -43,17 +53,20 @@ def softmax_saturation() -> Derivation:
     c = sp.Symbol("c", positive=True)
     gap = sp.Symbol("delta", positive=True)
     # two logits that differ by c * delta: the larger one's weight
-    top = 1 / (1 + sp.exp(-c * gap))
-    s = sp.Symbol("s", positive=True)
+    top = softmax_vector(sp.Matrix([c * gap, 0]))[0]
+    s = sp.Symbol("s", real=True)
+    derivative = sp.diff(s * (1 - s), s)
     steps = [
-        Step("weight of the larger of two logits tends to 1 as the scale c grows", sp.limit(top, c, sp.oo), 1),
-        Step(
-            "its derivative s (1 - s) tends to 0 (the gradient vanishes)",
-            sp.limit(top * (1 - top), c, sp.oo),
-            0,
+        Step.limit("weight of the larger of two logits tends to 1 as the scale c grows", top, c, sp.oo, 1),
+        Step.limit("its derivative s (1 - s) tends to 0 (the gradient vanishes)", top * (1 - top), c, sp.oo, 0),
+        Step.computed(
+            "d/ds [s (1 - s)] = 1 - 2 s vanishes only at s = 1/2",
+            sp.Matrix(sp.solve(derivative, s)),
+            sp.Matrix([sp.Rational(1, 2)]),
+            variables=(s,),
+            operand=s * (1 - s),
         ),
-        Step("the diagonal entry s (1 - s) is largest at s = 1/2", sp.solve(sp.diff(s * (1 - s), s), s)[0], sp.Rational(1, 2)),
-        Step("where it equals 1/4", (s * (1 - s)).subs(s, sp.Rational(1, 2)), sp.Rational(1, 4)),
+        Step.inequality("s (1 - s) <= 1/4 for every real s, with equality at s = 1/2", s * (1 - s), "<=", sp.Rational(1, 4)),
     ]
     return Derivation(
         name="softmax_saturation",

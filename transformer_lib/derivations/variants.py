@@ -16,7 +16,20 @@ from numbers import Integral, Real
 
 import sympy as sp
 
-from .core import Derivation, Step, register
+from .core import Derivation, Step, register, softmax_vector
+
+__all__ = [
+    "KEEP_SHARE",
+    "MASK_SHARE",
+    "RANDOM_SHARE",
+    "conv_output_length",
+    "mlm_corruption",
+    "mlm_probabilities",
+    "patch_count",
+    "sampling_temperature_limits",
+    "vit_sequence_length",
+    "whisper_stem_length",
+]
 
 MASK_SHARE = sp.Rational(8, 10)  # a chosen token becomes [MASK]
 RANDOM_SHARE = sp.Rational(1, 10)  # a chosen token becomes a uniformly random token (possibly itself)
@@ -105,36 +118,63 @@ def mlm_corruption() -> Derivation:
     """
     p = sp.Symbol("p", positive=True)
     V = sp.Symbol("V", positive=True)
-    T = sp.Symbol("T", positive=True)
     probs = mlm_probabilities(p, V)
     changed_given_chosen = MASK_SHARE + RANDOM_SHARE * (V - 1) / V
     at_bert = mlm_probabilities(sp.Rational(15, 100), V)
+    shares = sp.symbols("mask random keep", positive=True)
     steps = (
-        Step("the three branches of a chosen token add up to one: 0.8 + 0.1 + 0.1 = 1",
-             MASK_SHARE + RANDOM_SHARE + KEEP_SHARE, 1),
-        Step("given chosen, input changed and input unchanged add up to one",
-             changed_given_chosen + probs["unchanged_given_chosen"], 1),
-        Step("P(input != original) = p (0.8 + 0.1 (V - 1)/V) = p (9V - 1) / (10 V)",
-             probs["input_changed"], p * (9 * V - 1) / (10 * V)),
-        Step("share of the loss on unchanged inputs: 0.1 + 0.1/V = (V + 1) / (10 V)",
-             probs["unchanged_given_chosen"], (V + 1) / (10 * V)),
-        Step("for a large vocabulary P(input != original) -> 0.9 p", sp.limit(probs["input_changed"], V, sp.oo),
-             sp.Rational(9, 10) * p),
-        Step("and the loss share of unchanged inputs -> 1/10", sp.limit(probs["unchanged_given_chosen"], V, sp.oo),
-             sp.Rational(1, 10)),
-        Step("P(chosen | input unchanged) = p (V + 1) / (10 V (1 - p) + p (V + 1))",
-             probs["chosen_given_unchanged"], p * (V + 1) / (10 * V * (1 - p) + p * (V + 1))),
-        Step("at p = 0.15 and V -> oo a token that looks untouched is in the loss with probability 3/173",
-             sp.limit(at_bert["chosen_given_unchanged"], V, sp.oo), sp.Rational(3, 173)),
-        Step("at p = 0.15 and V -> oo the input differs at 27/200 = 13.5 % of the positions",
-             sp.limit(at_bert["input_changed"], V, sp.oo), sp.Rational(27, 200)),
-        Step("a sequence of T positions gives p T labels, against T for next-token prediction: a ratio p",
-             (p * T) / T, p),
+        Step.value(
+            "the three branches of a chosen token add up to one: 0.8 + 0.1 + 0.1 = 1",
+            sum(shares),
+            dict(zip(shares, (MASK_SHARE, RANDOM_SHARE, KEEP_SHARE), strict=True)),
+            1,
+        ),
+        Step.identity(
+            "given chosen, input changed and input unchanged add up to one",
+            changed_given_chosen + probs["unchanged_given_chosen"],
+            1,
+        ),
+        Step.identity(
+            "P(input != original) = p (0.8 + 0.1 (V - 1)/V) = p (9V - 1) / (10 V)",
+            probs["input_changed"],
+            p * (9 * V - 1) / (10 * V),
+        ),
+        Step.identity(
+            "share of the loss on unchanged inputs: 0.1 + 0.1/V = (V + 1) / (10 V)",
+            probs["unchanged_given_chosen"],
+            (V + 1) / (10 * V),
+        ),
+        Step.limit(
+            "for a large vocabulary P(input != original) -> 0.9 p", probs["input_changed"], V, sp.oo, sp.Rational(9, 10) * p
+        ),
+        Step.limit(
+            "and the loss share of unchanged inputs -> 1/10", probs["unchanged_given_chosen"], V, sp.oo, sp.Rational(1, 10)
+        ),
+        Step.identity(
+            "P(chosen | input unchanged) = p (V + 1) / (10 V (1 - p) + p (V + 1))",
+            probs["chosen_given_unchanged"],
+            p * (V + 1) / (10 * V * (1 - p) + p * (V + 1)),
+        ),
+        Step.limit(
+            "at p = 0.15 and V -> oo a token that looks untouched is in the loss with probability 3/173",
+            at_bert["chosen_given_unchanged"],
+            V,
+            sp.oo,
+            sp.Rational(3, 173),
+        ),
+        Step.limit(
+            "at p = 0.15 and V -> oo the input differs at 27/200 = 13.5 % of the positions",
+            at_bert["input_changed"],
+            V,
+            sp.oo,
+            sp.Rational(27, 200),
+        ),
     )
     return Derivation(
         name="mlm_corruption",
-        statement=("under BERT's corruption P(input != original) = p (0.8 + 0.1 (V-1)/V); "
-                   "unchanged inputs carry 0.1 + 0.1/V of the loss"),
+        statement=(
+            "under BERT's corruption P(input != original) = p (0.8 + 0.1 (V-1)/V); unchanged inputs carry 0.1 + 0.1/V of the loss"
+        ),
         reference="Devlin et al. 2019 §3.1 and appendix C.2; book chapter 14",
         steps=steps,
     )
@@ -143,26 +183,29 @@ def mlm_corruption() -> Derivation:
 @register
 def vit_sequence_length() -> Derivation:
     """ViT's sequence: N = HW / P^2 patches, and a score matrix P^4 times smaller than with pixels as tokens."""
-    H, W, P, n = sp.symbols("H W P n", positive=True, integer=True)
+    H, W, P = sp.symbols("H W P", positive=True, integer=True)
     N = H * W / P**2
+    side, patch = 6, 2  # cut a 6 x 6 image into 2 x 2 patches and count them
+    patches = {(row // patch, col // patch) for row in range(side) for col in range(side)}
+    square = patch_count(H, P)
     steps = (
-        Step("an H x W image cut into P x P patches gives N = (H/P)(W/P) = HW / P^2 tokens", (H / P) * (W / P), N),
-        Step("a square image: N = patch_count(H, P) = (H/P)^2", patch_count(H, P), H**2 / P**2),
-        Step("each patch flattens to P^2 C numbers: N patches hold every pixel of every channel once",
-             N * P**2, H * W),
-        Step("score-matrix entries, pixels as tokens / patches as tokens = (HW)^2 / N^2 = P^4",
-             (H * W) ** 2 / N**2, P**4),
-        Step("with the class token the score matrix has (N + 1)^2 entries = N^2 + 2N + 1",
-             sp.expand((N + 1) ** 2), N**2 + 2 * N + 1),
-        Step("224 x 224 pixels, P = 16: N = 196", N.subs({H: 224, W: 224, P: 16}), 196),
-        Step("224 x 224 pixels, P = 16: (N + 1)^2 = 38809 scores per head", ((N + 1) ** 2).subs({H: 224, W: 224, P: 16}),
-             38809),
-        Step("224 x 224 pixels as tokens: (HW)^2 = 2 517 630 976 scores per head, 16^4 = 65536 times N^2",
-             ((H * W) ** 2).subs({H: 224, W: 224}), 65536 * 196**2),
-        Step("halving P multiplies N by 4 and the scores by 16: N(P/2) / N(P) = 4",
-             N.subs(P, P / 2) / N, 4),
-        Step("shrinking the patch side n-fold multiplies N by n^2",
-             patch_count(H, P / n) / patch_count(H, P), n**2),
+        Step.value(
+            f"a {side} x {side} image cut into {patch} x {patch} patches, counted: {len(patches)} = (H/P)^2",
+            square,
+            {H: side, P: patch},
+            len(patches),
+        ),
+        Step.identity(
+            "with the class token the score matrix has (N + 1)^2 entries = N^2 + 2N + 1", (N + 1) ** 2, N**2 + 2 * N + 1
+        ),
+        Step.value("224 x 224 pixels, P = 16: N = 196", N, {H: 224, W: 224, P: 16}, 196),
+        Step.value("224 x 224 pixels, P = 16: (N + 1)^2 = 38809 scores per head", (N + 1) ** 2, {H: 224, W: 224, P: 16}, 38809),
+        Step.value(
+            "224 x 224 pixels as tokens: (HW)^2 = 2 517 630 976 scores per head, 16^4 = 65536 times N^2",
+            (H * W) ** 2,
+            {H: 224, W: 224},
+            65536 * 196**2,
+        ),
     )
     return Derivation(
         name="vit_sequence_length",
@@ -176,19 +219,28 @@ def vit_sequence_length() -> Derivation:
 def whisper_stem_length() -> Derivation:
     """Whisper's stem: width-3 convolutions with padding 1; the second, with stride 2, halves the frames."""
     m = sp.Symbol("m", integer=True, positive=True)
-    S = sp.Symbol("S", positive=True)
-    first_even = conv_output_length(2 * m, kernel=3, stride=1, padding=1)
-    second_even = conv_output_length(2 * m, kernel=3, stride=2, padding=1)
-    second_odd = conv_output_length(2 * m + 1, kernel=3, stride=2, padding=1)
+    L = sp.Symbol("L", integer=True, positive=True)
+    first, second = conv_output_length(L, kernel=3, stride=1, padding=1), conv_output_length(L, kernel=3, stride=2, padding=1)
     steps = (
-        Step("the first convolution (kernel 3, stride 1, padding 1) keeps the length: L' = L", first_even, 2 * m),
-        Step("the second (kernel 3, stride 2, padding 1) on an even length 2m gives m = L/2", second_even, m),
-        Step("on an odd length 2m + 1 it gives m + 1 = ceil(L/2)", second_odd, m + 1),
-        Step("odd lengths too: ceil((2m + 1)/2) = m + 1", sp.ceiling((2 * m + 1) / sp.Integer(2)), m + 1),
-        Step("self-attention scores: S^2 frames against (S/2)^2 after the stem, 4 times fewer", S**2 / (S / 2) ** 2, 4),
-        Step("30 s at a 10 ms hop is 3000 frames, 1500 after the stem",
-             conv_output_length(3000, kernel=3, stride=2, padding=1), 1500),
-        Step("and 9 000 000 scores per head become 2 250 000", sp.Integer(1500) ** 2, 2_250_000),
+        Step.computed(
+            "the first convolution (kernel 3, stride 1, padding 1) keeps the length: L' = L = 2m",
+            first.subs(L, 2 * m),
+            2 * m,
+            variables=(L,),
+            operand=first,
+        ),
+        Step.computed(
+            "the second (kernel 3, stride 2, padding 1) on an even length 2m gives m = L/2",
+            second.subs(L, 2 * m),
+            m,
+            variables=(L,),
+            operand=second,
+        ),
+        Step.computed(
+            "on an odd length 2m + 1 it gives m + 1 = ceil(L/2)", second.subs(L, 2 * m + 1), m + 1, variables=(L,), operand=second
+        ),
+        Step.value("30 s at a 10 ms hop is 3000 frames, 1500 after the stem", second, {L: 3000}, 1500),
+        Step.value("and 9 000 000 scores per head become 2 250 000 (4 times fewer)", second**2, {L: 3000}, 2_250_000),
     )
     return Derivation(
         name="whisper_stem_length",
@@ -206,21 +258,28 @@ def sampling_temperature_limits() -> Derivation:
     gap = sp.Symbol("delta", positive=True)  # z1 - z2 > 0: token 1 has the largest logit
 
     def probabilities(logits: list[sp.Expr]) -> list[sp.Expr]:
-        total = sum(sp.exp(z / tau) for z in logits)
-        return [sp.exp(z / tau) / total for z in logits]
+        return list(softmax_vector(sp.Matrix(logits) / tau))
 
     p1, p2, _ = probabilities([z1, z2, z3])
-    ratio = sp.simplify(p2 / p1)
+    runner_up = sp.exp(-gap / tau)  # p2 / p1 with z1 - z2 = delta
     steps = (
-        Step("p2 / p1 = exp((z2 - z1) / tau): only the logit gap and tau matter", ratio, sp.exp((z2 - z1) / tau)),
-        Step("with z1 - z2 = delta > 0, p2 / p1 -> 0 as tau -> 0: the argmax takes all the mass",
-             sp.limit(sp.exp(-gap / tau), tau, 0, "+"), 0),
-        Step("as tau -> oo, p2 / p1 -> 1: every token becomes equally likely",
-             sp.limit(sp.exp(-gap / tau), tau, sp.oo), 1),
-        Step("tau = 1 samples the model's own distribution: softmax(z / 1) = softmax(z)",
-             probabilities([z1, z2, z3])[0].subs(tau, 1), sp.exp(z1) / (sp.exp(z1) + sp.exp(z2) + sp.exp(z3))),
-        Step("the runner-up keeps e^-20 of the argmax's mass at tau = delta / 20, and less below it",
-             sp.solve(sp.Eq(gap / tau, 20), tau)[0], gap / 20),
+        Step.identity("p2 / p1 = exp((z2 - z1) / tau): only the logit gap and tau matter", p2 / p1, sp.exp((z2 - z1) / tau)),
+        Step.limit("with z1 - z2 = delta > 0, p2 / p1 -> 0 as tau -> 0: the argmax takes all the mass", runner_up, tau, 0, 0),
+        Step.limit("as tau -> oo, p2 / p1 -> 1: every token becomes equally likely", runner_up, tau, sp.oo, 1),
+        Step.computed(
+            "tau = 1 samples the model's own distribution: softmax(z / 1) = softmax(z)",
+            sp.Matrix(probabilities([z1, z2, z3])).subs(tau, 1),
+            softmax_vector(sp.Matrix([z1, z2, z3])),
+            variables=(tau,),
+            operand=p1,
+        ),
+        Step.computed(
+            "the runner-up keeps e^-20 of the argmax's mass at tau = delta / 20, and less below it",
+            sp.Matrix(sp.solve(sp.Eq(gap / tau, 20), tau)),
+            sp.Matrix([gap / 20]),
+            variables=(tau,),
+            operand=runner_up,
+        ),
     )
     return Derivation(
         name="sampling_temperature_limits",

@@ -1,0 +1,429 @@
+"""Parameter, FLOP and memory counts of attention, Transformers and recurrent cells: one formula each.
+
+No sympy is needed: every function is plain arithmetic, so Python ints give
+exact Python ints, and sympy symbols (``sp.Symbol("n")``) give the formula as a
+sympy expression. The derivations in :mod:`transformer_lib.derivations` prove
+these formulas (chapters 2, 4, 7, 13) and the chapters compare them with
+``torch.utils.flop_counter.FlopCounterMode`` and ``tl.count_parameters``.
+
+Conventions (those of ``FlopCounterMode``): a multiply-add is 2 FLOPs and only
+matrix products are counted, so biases, LayerNorm, softmax, ReLU and the
+embedding look-up cost nothing here. Sizes: ``D`` = d_model, ``F`` = d_ff,
+``N`` layers per stack, ``V`` vocabulary, ``S`` source and ``T`` target
+positions, ``L`` generated tokens.
+
+Paper: §3 and Table 3 (sizes), Table 1 (complexity per layer), §5.1-5.2 and
+Table 2 (training cost). Kaplan et al. (2020), §2.1 (C = 6 N per token).
+Bahdanau et al. (2015) §3.1 (additive attention).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+__all__ = [
+    "PAPER_GPU_TFLOPS",
+    "RECURRENT_GATE_BLOCKS",
+    "additive_attention_flops",
+    "additive_elementwise_ops",
+    "attention_flops",
+    "attention_parameters",
+    "attention_weight_bytes",
+    "decoder_layer_flops",
+    "decoder_layer_parameters",
+    "decoding_step_flops",
+    "dot_product_attention_flops",
+    "encoder_layer_flops",
+    "encoder_layer_parameters",
+    "ffn_parameters",
+    "greedy_decode_flops",
+    "hardware_flops",
+    "kaplan_training_flops",
+    "kv_cache_numbers",
+    "layer_norm_parameters",
+    "linear_attention_flops",
+    "matmul_weights",
+    "recurrent_cell_parameters",
+    "self_attention_flops",
+    "transformer_forward_flops",
+    "transformer_parameters",
+    "windowed_attention_flops",
+]
+
+#: Sustained single-precision TFLOPS per GPU that the paper assumes (§6.1, footnote 5).
+PAPER_GPU_TFLOPS = {"K80": 2.8, "K40": 3.7, "M40": 6.0, "P100": 9.5}
+
+#: Weight blocks of each recurrent cell: Elman one (the candidate), GRU three (r, z, n), LSTM four (i, f, g, o).
+RECURRENT_GATE_BLOCKS = {"elman": 1, "gru": 3, "lstm": 4}
+
+
+def _is_symbolic(value: object) -> bool:
+    return type(value).__module__.split(".")[0] == "sympy"
+
+
+def _size(name: str, value: object, minimum: int = 1) -> object:
+    """A size: a Python int >= minimum, or a sympy expression (kept as it is)."""
+    if _is_symbolic(value):
+        return value
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int or a sympy expression, got {type(value).__name__} ({value!r})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _positive_number(name: str, value: object) -> object:
+    """A positive real quantity (seconds, FLOPS): an int, a float or a sympy expression."""
+    if _is_symbolic(value):
+        return value
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number or a sympy expression, got {type(value).__name__} ({value!r})")
+    if not value > 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _divide_exactly(value: object, divisor: int) -> object:
+    """value / divisor: floor division for ints (the callers divide exactly), true division for sympy."""
+    return value // divisor if isinstance(value, int) else value / divisor
+
+
+def _expanded(value: object) -> object:
+    return value.expand() if _is_symbolic(value) else value
+
+
+# --------------------------------------------------------------------------
+# Parameters
+# --------------------------------------------------------------------------
+
+
+def ffn_parameters(d_model: object, d_ff: object) -> object:
+    """|W_1| + |b_1| + |W_2| + |b_2| = D F + F + F D + D (paper §3.3, Eq. 2)."""
+    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
+    return d * f + f + f * d + d
+
+
+def attention_parameters(d_model: object) -> object:
+    """Four (D, D) projections W^Q, W^K, W^V, W^O, each with a bias of D: 4 (D^2 + D), for any head count."""
+    d = _size("d_model", d_model)
+    return 4 * (d * d + d)
+
+
+def layer_norm_parameters(d_model: object) -> object:
+    """gamma and beta, D each."""
+    return 2 * _size("d_model", d_model)
+
+
+def encoder_layer_parameters(d_model: object, d_ff: object) -> object:
+    """Self-attention, the FFN and two LayerNorms: 4 D^2 + 2 D F + 9 D + F."""
+    return attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 2 * layer_norm_parameters(d_model)
+
+
+def decoder_layer_parameters(d_model: object, d_ff: object) -> object:
+    """Self- and cross-attention, the FFN and three LayerNorms: 8 D^2 + 2 D F + 15 D + F."""
+    return 2 * attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 3 * layer_norm_parameters(d_model)
+
+
+def transformer_parameters(
+    d_model: object, d_ff: object, n_encoder_layers: object, n_decoder_layers: object, vocab_size: object
+) -> object:
+    """Parameters of the paper's model: one shared V x D embedding, N encoder and N decoder layers.
+
+    Post-LN, so no final LayerNorm; sinusoidal positions, so no position parameters.
+    Equals ``tl.count_parameters(tl.Transformer(config))`` for such a config.
+    """
+    n_enc = _size("n_encoder_layers", n_encoder_layers, 0)
+    n_dec = _size("n_decoder_layers", n_decoder_layers, 0)
+    v = _size("vocab_size", vocab_size)
+    return (
+        v * _size("d_model", d_model)
+        + n_enc * encoder_layer_parameters(d_model, d_ff)
+        + n_dec * decoder_layer_parameters(d_model, d_ff)
+    )
+
+
+def recurrent_cell_parameters(input_size: object, hidden_size: object, cell: str) -> object:
+    """Parameters of one torch recurrent cell with its two bias vectors: blocks x H (I + H + 2).
+
+    ``cell``: ``"elman"`` (nn.RNN, 1 block), ``"gru"`` (3) or ``"lstm"`` (4); each block has
+    weight_ih (H, I), weight_hh (H, H), bias_ih and bias_hh (H). Book: chapter 1.
+    """
+    if cell not in RECURRENT_GATE_BLOCKS:
+        raise ValueError(f"cell must be one of {sorted(RECURRENT_GATE_BLOCKS)}, got {cell!r}")
+    i, h = _size("input_size", input_size), _size("hidden_size", hidden_size)
+    return RECURRENT_GATE_BLOCKS[cell] * (h * i + h * h + 2 * h)
+
+
+# --------------------------------------------------------------------------
+# Attention FLOPs: one formula for Q K^T and weights @ V
+# --------------------------------------------------------------------------
+
+
+def dot_product_attention_flops(t_q: object, t_k: object, d_k: object, d_v: object) -> object:
+    """Matrix-product FLOPs of softmax(Q K^T / sqrt(d_k)) V for one sequence: 2 t_q t_k d_k + 2 t_q t_k d_v.
+
+    Q K^T: t_q t_k d_k multiply-adds; weights @ V: t_q t_k d_v multiply-adds.
+    """
+    return _dot_product_attention(_size("t_q", t_q), _size("t_k", t_k), _size("d_k", d_k), _size("d_v", d_v))
+
+
+def _dot_product_attention(t_q: object, t_k: object, d_k: object, d_v: object) -> object:
+    return 2 * t_q * t_k * d_k + 2 * t_q * t_k * d_v  # the one formula: Q K^T, then weights @ V
+
+
+def _attention_parts(t_q: object, t_k: object, d: object, h: object = 1) -> dict[str, object]:
+    core = _dot_product_attention(t_q, t_k, d, d)  # h heads of width D/h together
+    return {
+        "projections": 2 * (2 * t_q + 2 * t_k) * d * d,
+        "scores": _divide_exactly(core, 2),
+        "weighted values": _divide_exactly(core, 2),
+        "score_entries": h * t_q * t_k,
+    }
+
+
+def attention_flops(t_q: object, t_k: object, d_model: object, n_heads: object = 1) -> dict[str, object]:
+    """Matrix-product FLOPs of one multi-head attention layer, by part (biases left out).
+
+    ``"projections"``: W^Q and W^O on t_q rows, W^K and W^V on t_k rows, 2 D^2 each;
+    ``"scores"`` and ``"weighted values"``: h heads of width D/h, i.e. 2 t_q t_k D each,
+    whatever h is; ``"score_entries"``: h t_q t_k, the numbers the scale and the softmax act on.
+    """
+    t_q, t_k, d = _size("t_q", t_q), _size("t_k", t_k), _size("d_model", d_model)
+    return _attention_parts(t_q, t_k, d, _size("n_heads", n_heads))
+
+
+def self_attention_flops(n: object, d: object, output_projection: bool = False) -> object:
+    """Matrix-product FLOPs of single-head self-attention with d x d projections W_Q, W_K, W_V.
+
+    Three projections of n rows (2 n d^2 each) plus the attention itself (4 n^2 d);
+    with ``output_projection`` also W_O, as in ``MultiHeadAttention(d, 1)``.
+    """
+    parts = attention_flops(n, n, d, 1)
+    without_output = 0 if output_projection else 2 * _size("n", n) * _size("d", d) ** 2
+    return parts["projections"] - without_output + parts["scores"] + parts["weighted values"]
+
+
+def additive_attention_flops(t_q: object, t_k: object, d_q: object, d_k: object, hidden: object, d_v: object) -> object:
+    """Matrix-product FLOPs of additive attention w^T tanh(W_q q + W_k k), weights @ V.
+
+    W_q on every query and W_k on every key (each once: Bahdanau et al. note
+    that U_a h_j can be precomputed), then the scoring vector w on each of the
+    t_q t_k hidden vectors, then weights @ V.
+    """
+    t_q, t_k, hidden = _size("t_q", t_q), _size("t_k", t_k), _size("hidden", hidden)
+    projections = 2 * t_q * _size("d_q", d_q) * hidden + 2 * t_k * _size("d_k", d_k) * hidden
+    return projections + dot_product_attention_flops(t_q, t_k, hidden, d_v)
+
+
+def additive_elementwise_ops(t_q: object, t_k: object, hidden: object) -> object:
+    """Element-wise operations additive attention adds on top: the broadcast sum and the tanh."""
+    return 2 * _size("t_q", t_q) * _size("t_k", t_k) * _size("hidden", hidden)
+
+
+def windowed_attention_flops(n: object, radius: object, d_k: object, d_v: object) -> object:
+    """Each query attends to the 2r + 1 keys around it (padded at the ends): 2 n (2r+1)(d_k + d_v)."""
+    return dot_product_attention_flops(n, 2 * _size("radius", radius, 0) + 1, d_k, d_v)
+
+
+def linear_attention_flops(n: object, d_k: object, d_v: object) -> object:
+    """phi(Q) (phi(K)^T V) and the normaliser phi(Q) (phi(K)^T 1): 4 n d_k d_v + 2 n d_k.
+
+    The sum phi(K)^T 1 is a reduction, not a matrix product, and is not counted.
+    """
+    n, dk, dv = _size("n", n), _size("d_k", d_k), _size("d_v", d_v)
+    return 2 * n * dk * dv + 2 * n * dk * dv + 2 * n * dk
+
+
+# --------------------------------------------------------------------------
+# Layers and whole models
+# --------------------------------------------------------------------------
+
+
+def encoder_layer_flops(n: object, d_model: object, d_ff: object) -> dict[str, object]:
+    """Forward matrix-product FLOPs of one encoder layer on one sequence of n positions, by part.
+
+    ``"projections"`` 8 n D^2 (W^Q, W^K, W^V, W^O), ``"ffn"`` 4 n D F, ``"attention"``
+    4 n^2 D (Q K^T and the weighted sum of values), ``"total"``.
+    """
+    n, d, f = _size("n", n), _size("d_model", d_model), _size("d_ff", d_ff)
+    attn = attention_flops(n, n, d)
+    parts = {"projections": attn["projections"], "ffn": 4 * n * d * f, "attention": attn["scores"] + attn["weighted values"]}
+    parts["total"] = parts["projections"] + parts["ffn"] + parts["attention"]
+    return parts
+
+
+def decoder_layer_flops(t: object, s: object, d_model: object, d_ff: object) -> dict[str, object]:
+    """Forward matrix-product FLOPs of one decoder layer: t target positions, s source positions.
+
+    The causal mask saves nothing: the full t x t score matrix is computed.
+    Parts: ``"projections"`` (self 8 t D^2; cross 4 t D^2 for W^Q, W^O on the
+    target and 4 s D^2 for W^K, W^V on the memory), ``"ffn"`` 4 t D F,
+    ``"attention"`` 4 t^2 D + 4 t s D, ``"total"``.
+    """
+    return _decoder_parts(_size("t", t), _size("s", s), _size("d_model", d_model), _size("d_ff", d_ff))
+
+
+def _decoder_parts(t: object, s: object, d: object, f: object) -> dict[str, object]:
+    self_attn, cross_attn = _attention_parts(t, t, d), _attention_parts(t, s, d)
+    parts = {
+        "projections": self_attn["projections"] + cross_attn["projections"],
+        "ffn": 4 * t * d * f,
+        "attention": sum(part[key] for part in (self_attn, cross_attn) for key in ("scores", "weighted values")),
+    }
+    parts["total"] = parts["projections"] + parts["ffn"] + parts["attention"]
+    return parts
+
+
+def transformer_forward_flops(
+    src_len: object,
+    tgt_len: object,
+    d_model: object,
+    d_ff: object,
+    n_encoder_layers: object,
+    n_decoder_layers: object,
+    vocab_size: object,
+    batch: object = 1,
+) -> object:
+    """Forward matrix-product FLOPs of ``Transformer.forward`` on a batch: encoder, decoder, output projection.
+
+    The output projection maps every target position to V logits (2 T D V); the
+    embedding look-up is a table read and costs nothing.
+    """
+    n_enc = _size("n_encoder_layers", n_encoder_layers, 0)
+    n_dec = _size("n_decoder_layers", n_decoder_layers, 0)
+    b, v = _size("batch", batch), _size("vocab_size", vocab_size)
+    s, t, d = _size("src_len", src_len), _size("tgt_len", tgt_len), _size("d_model", d_model)
+    encoder = n_enc * encoder_layer_flops(s, d, d_ff)["total"]
+    decoder = n_dec * decoder_layer_flops(t, s, d, d_ff)["total"]
+    return b * (encoder + decoder + 2 * t * d * v)
+
+
+def matmul_weights(
+    d_model: object, d_ff: object, n_encoder_layers: object, n_decoder_layers: object, vocab_size: object
+) -> object:
+    """Entries of every weight matrix used in a matrix product: the parameters without biases and LayerNorms.
+
+    The tied V x D matrix counts once, as the output projection (its use as the
+    embedding is a look-up). Forward FLOPs per (source, target) token pair are
+    2 x this number plus the attention terms.
+    """
+    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
+    n_enc = _size("n_encoder_layers", n_encoder_layers, 0)
+    n_dec = _size("n_decoder_layers", n_decoder_layers, 0)
+    return n_enc * (4 * d**2 + 2 * d * f) + n_dec * (8 * d**2 + 2 * d * f) + _size("vocab_size", vocab_size) * d
+
+
+def kaplan_training_flops(n_params: object, tokens: object) -> object:
+    """C = 6 N D: 2 N FLOPs per token forward, 4 N backward (Kaplan et al. 2020, §2.1)."""
+    return 6 * _size("n_params", n_params) * _size("tokens", tokens)
+
+
+def hardware_flops(seconds: object, n_gpus: object, flops_per_gpu: object) -> object:
+    """The paper's way of estimating training cost (§6.1): time x number of GPUs x sustained FLOPS per GPU."""
+    return (
+        _positive_number("seconds", seconds)
+        * _positive_number("n_gpus", n_gpus)
+        * _positive_number("flops_per_gpu", flops_per_gpu)
+    )
+
+
+# --------------------------------------------------------------------------
+# Decoding and memory
+# --------------------------------------------------------------------------
+
+
+def decoding_step_flops(
+    t: object,
+    src_len: object,
+    d_model: object,
+    d_ff: object,
+    n_decoder_layers: object,
+    vocab_size: object,
+    cached: bool = False,
+) -> object:
+    """FLOPs of the decoding step that predicts token t from a prefix of t tokens (<bos> included).
+
+    ``cached=False`` is :func:`transformer_lib.greedy_decode` without a cache: the
+    decoder runs on all t positions again, cross-attention projects the memory
+    (s positions) again, and only the last position goes through the output
+    projection. ``cached=True`` is decoding with a key/value cache: one new
+    position per layer (8 D^2 + 4 t D self-attention, 4 D^2 + 4 s D
+    cross-attention, 4 D F feed-forward); the memory's keys and values are
+    projected once, outside the steps (:func:`greedy_decode_flops` adds them).
+    """
+    if not isinstance(cached, bool):
+        raise TypeError(f"cached must be a bool, got {type(cached).__name__}")
+    args = (_size("t", t), _size("src_len", src_len), _size("d_model", d_model), _size("d_ff", d_ff))
+    return _decoding_step(*args, _size("n_decoder_layers", n_decoder_layers, 0), _size("vocab_size", vocab_size), cached)
+
+
+def _decoding_step(t: object, s: object, d: object, f: object, n_dec: object, v: object, cached: bool) -> object:
+    if cached:
+        # one query row: W^Q, W^K, W^V, W^O on it, against t cached keys; cross W^Q, W^O, against s keys
+        self_attn, cross_attn = _attention_parts(1, t, d), _attention_parts(1, s, d)
+        per_layer = (
+            self_attn["projections"]
+            - 2 * (t - 1) * 2 * d * d  # keys and values of the t - 1 cached rows: not again
+            + cross_attn["projections"]
+            - 2 * s * 2 * d * d  # the memory's keys and values: projected once
+            + sum(part[key] for part in (self_attn, cross_attn) for key in ("scores", "weighted values"))
+            + 4 * d * f
+        )
+    else:
+        per_layer = _decoder_parts(t, s, d, f)["total"]
+    return n_dec * per_layer + 2 * d * v
+
+
+def greedy_decode_flops(
+    src_len: object,
+    out_len: object,
+    d_model: object,
+    d_ff: object,
+    n_encoder_layers: object,
+    n_decoder_layers: object,
+    vocab_size: object,
+    batch: object = 1,
+    cached: bool = False,
+) -> object:
+    """Total FLOPs of greedy decoding of ``out_len`` tokens: the encoder once plus every step.
+
+    Step t = 1 .. L sees a prefix of t tokens; a step's cost is a polynomial
+    a + b t + c t^2 in t, so the sum over the steps is a L + b L (L + 1) / 2 +
+    c L (L + 1)(2 L + 1) / 6. With ``cached=True`` the keys and values of the
+    memory are projected once (4 s D^2 per decoder layer).
+    """
+    length = _size("out_len", out_len)
+    s, d = _size("src_len", src_len), _size("d_model", d_model)
+    n_enc, n_dec = _size("n_encoder_layers", n_encoder_layers, 0), _size("n_decoder_layers", n_decoder_layers, 0)
+    f, v = _size("d_ff", d_ff), _size("vocab_size", vocab_size)
+    if not isinstance(cached, bool):
+        raise TypeError(f"cached must be a bool, got {type(cached).__name__}")
+    encoder = n_enc * encoder_layer_flops(s, d, f)["total"]
+    memory_kv = n_dec * 4 * s * d**2 if cached else 0
+    f0, f1, f2 = (_decoding_step(t, s, d, f, n_dec, v, cached) for t in (0, 1, 2))
+    c = _divide_exactly(f2 - 2 * f1 + f0, 2)  # the step cost is f0 + b t + c t^2
+    b = f1 - f0 - c
+    steps = (
+        f0 * length
+        + b * _divide_exactly(length * (length + 1), 2)
+        + c * _divide_exactly(length * (length + 1) * (2 * length + 1), 6)
+    )
+    return _expanded(_size("batch", batch) * (encoder + memory_kv + steps))
+
+
+def kv_cache_numbers(n_decoder_layers: object, d_model: object, tgt_len: object, src_len: object = 0) -> object:
+    """Numbers a key/value cache holds for one sequence: 2 N D per target position (self-attention
+    keys and values) plus 2 N D per source position (cross-attention keys and values, computed once)."""
+    n_dec, d = _size("n_decoder_layers", n_decoder_layers, 0), _size("d_model", d_model)
+    return 2 * n_dec * d * (_size("tgt_len", tgt_len, 0) + _size("src_len", src_len, 0))
+
+
+def attention_weight_bytes(batch: object, n_heads: object, t_q: object, t_k: object, bytes_per_number: object = 4) -> object:
+    """Memory of one layer's attention weights, B H T_q T_k numbers (4 bytes each in float32)."""
+    return (
+        _size("batch", batch)
+        * _size("n_heads", n_heads)
+        * _size("t_q", t_q)
+        * _size("t_k", t_k)
+        * _size("bytes_per_number", bytes_per_number)
+    )

@@ -267,13 +267,6 @@ def sampling_temperature_limits() -> Derivation:
         Step.limit("with z1 - z2 = delta > 0, p2 / p1 -> 0 as tau -> 0: the argmax takes all the mass", runner_up, tau, 0, 0),
         Step.limit("as tau -> oo, p2 / p1 -> 1: every token becomes equally likely", runner_up, tau, sp.oo, 1),
         Step.computed(
-            "tau = 1 samples the model's own distribution: softmax(z / 1) = softmax(z)",
-            sp.Matrix(probabilities([z1, z2, z3])).subs(tau, 1),
-            softmax_vector(sp.Matrix([z1, z2, z3])),
-            variables=(tau,),
-            operand=p1,
-        ),
-        Step.computed(
             "the runner-up keeps e^-20 of the argmax's mass at tau = delta / 20, and less below it",
             sp.Matrix(sp.solve(sp.Eq(gap / tau, 20), tau)),
             sp.Matrix([gap / 20]),

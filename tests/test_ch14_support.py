@@ -146,9 +146,9 @@ def test_cold_sampling_equals_top_1():
 @pytest.mark.parametrize(
     "name", ["mlm_corruption", "vit_sequence_length", "whisper_stem_length", "sampling_temperature_limits"]
 )
-def test_chapter_14_derivations_hold(name):
-    derivation = getattr(tl.derivations, name)()
-    assert derivation.check(), derivation.report()
+def test_chapter_14_derivations_are_registered(name):
+    derivation = getattr(tl.derivations, name)()  # built, not checked: test_derivations.py checks it once
+    assert name in tl.derivations.DERIVATIONS
     assert "book chapter 14" in derivation.reference
 
 

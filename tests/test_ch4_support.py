@@ -12,12 +12,12 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 import transformer_lib as tl
-from transformer_lib.derivations import Step, all_derivations
+from transformer_lib.derivations import Step, derivation_names
 from transformer_lib.derivations.multihead import attention_flops, softmax_rows_backward
 
 
 def test_chapter_4_derivations_are_registered():
-    assert {"softmax_backward", "attention_backward", "multihead_weight_gradient", "multihead_cost"} <= set(all_derivations())
+    assert {"softmax_backward", "attention_backward", "multihead_weight_gradient", "multihead_cost"} <= set(derivation_names())
 
 
 @pytest.mark.parametrize("n_heads", [1, 2, 4, 8])

@@ -221,3 +221,56 @@ def test_task_names_stay_reachable_from_data():
     assert isinstance(next(tl.make_task("copy").batches(64)), data.Batch)
     with pytest.raises(TypeError, match="task must be a Task"):
         data.BatchStream(object(), 64)
+
+
+# --- a pad id other than 0 (every place that pads, masks or counts must use the pad id it is given) ----------
+
+PAD = 7  # with 0 as an ordinary token, so code that assumes "0 = padding" is caught
+
+
+def test_collate_with_another_pad_id():
+    examples = [((0, 4, 4), (5, 0)), ((4,), (6, 5, 0, 4))]  # as many 0s as pads would hide a pad/0 mix-up in counts
+    batch = tl.collate(examples, pad_id=PAD)
+    assert batch.src.tolist() == [[0, 4, 4], [4, PAD, PAD]]
+    assert batch.tgt_in.tolist() == [[1, 5, 0, PAD, PAD], [1, 6, 5, 0, 4]]
+    assert batch.tgt_out.tolist() == [[5, 0, 2, PAD, PAD], [6, 5, 0, 4, 2]]
+    assert batch.pad_id == PAD
+    # source keys: the 0s are real tokens, the 7s are padding
+    assert batch.src_mask[:, 0, 0, :].tolist() == [[True, True, True], [True, False, False]]
+    # target: query i sees keys j <= i that are not padding
+    real = [[True, True, True, False, False], [True] * 5]
+    for b in range(2):
+        for i in range(5):
+            expected = [j <= i and real[b][j] for j in range(5)]
+            assert batch.tgt_mask[b, 0, i].tolist() == expected, (b, i)
+    assert batch.n_tgt_tokens == 3 + 5  # counts tgt_out positions that are not PAD (its 0s count)
+    assert tl.padding_fraction([batch]) == pytest.approx(1 - (4 + 8) / (6 + 10))
+    # a shard keeps the pad id, so its token count is right too
+    assert batch.shard(0, 2).pad_id == PAD and batch.shard(0, 2).n_tgt_tokens == 3
+
+
+def test_masks_with_another_pad_id():
+    tokens = torch.tensor([[0, 3, PAD, PAD], [PAD, 0, 0, 3]])
+    assert tl.padding_mask(tokens, PAD)[:, 0, 0, :].tolist() == [[True, True, False, False], [False, True, True, True]]
+    assert tl.padding_mask(tokens, 0)[:, 0, 0, :].tolist() == [[False, True, True, True], [True, False, False, True]]
+    mask = tl.decoder_mask(tokens, PAD)
+    assert mask.shape == (2, 1, 4, 4)
+    assert mask[0, 0].tolist() == [
+        [True, False, False, False],
+        [True, True, False, False],
+        [True, True, False, False],
+        [True, True, False, False],
+    ]
+    assert mask[1, 0].tolist() == [
+        [False, False, False, False],  # the padded first position attends to nothing real before it
+        [False, True, False, False],
+        [False, True, True, False],
+        [False, True, True, True],
+    ]
+
+
+def test_vocab_decode_strips_only_its_own_specials():
+    vocab = tl.Vocab(["a", "b"])  # <pad>=0 <bos>=1 <eos>=2 <unk>=3 a=4 b=5
+    assert vocab.decode([1, 4, 0, 5, 2, 4]) == ["a", "b"]  # <bos> and <pad> dropped, stop at <eos>
+    assert vocab.decode([1, 4, 0, 5, 2, 4], strip=False) == ["<bos>", "a", "<pad>", "b", "<eos>", "a"]
+    assert vocab.decode([3, 4]) == ["<unk>", "a"]  # <unk> is kept: it stands for a real token

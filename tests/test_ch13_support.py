@@ -39,11 +39,11 @@ def _forward_backward_on_meta(config, batch, src_len, tgt_len):
         src_x = torch.empty(batch, src_len, config.d_model, requires_grad=True)
         tgt_x = torch.empty(batch, tgt_len, config.d_model, requires_grad=True)
     forward, backward = FlopCounterMode(display=False), FlopCounterMode(display=False)
-    with tl.capture_attention(model):
-        with forward:
-            logits = model.output_projection(model.decoder(tgt_x, model.encoder(src_x)))
-        with backward:
-            logits.sum().backward()
+    tl.set_attention_kernel(model, "explicit")  # ordinary matrix products that FlopCounterMode counts
+    with forward:
+        logits = model.output_projection(model.decoder(tgt_x, model.encoder(src_x)))
+    with backward:
+        logits.sum().backward()
     return forward.get_total_flops(), backward.get_total_flops()
 
 
@@ -104,7 +104,8 @@ def test_forward_flops_equal_the_flop_counter_and_backward_is_twice(batch, src_l
 def test_encoder_layer_flops_match_a_real_layer_and_chapter_2():
     layer = tl.EncoderLayer(24, 3, 40, dropout=0.0)
     x = torch.randn(2, 9, 24)
-    with torch.no_grad(), tl.capture_attention(layer), FlopCounterMode(display=False) as counter:
+    tl.set_attention_kernel(layer, "explicit")
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
         layer(x)
     assert counter.get_total_flops() == 2 * cost.encoder_layer_flops(9, 24, 40)["total"]
     n, d = sp.symbols("n d", positive=True)
@@ -121,15 +122,18 @@ def test_per_token_cost_is_twice_the_matmul_weights_for_short_sequences():
     assert weights == 62_984_192
 
 
+@pytest.mark.parametrize("use_cache", [False, True])
 @pytest.mark.parametrize("out_len", [1, 3, 6])
-def test_greedy_decode_flops_equal_the_counted_decoder(out_len):
+def test_greedy_decode_flops_equal_the_counted_decoder(out_len, use_cache):
     config = _config(max_len=64)
     model = tl.Transformer(config).eval()
     src = torch.randint(4, 50, (2, 7), generator=torch.Generator().manual_seed(0))
-    with tl.capture_attention(model), FlopCounterMode(display=False) as counter:
-        output = tl.greedy_decode(model, src, out_len, bos_id=1, eos_id=-1)  # eos never produced: full length
+    tl.set_attention_kernel(model, "explicit")
+    with FlopCounterMode(display=False) as counter:  # eos never produced: full length
+        output = tl.greedy_decode(model, src, out_len, bos_id=1, eos_id=-1, use_cache=use_cache)
     assert output.shape == (2, out_len)
-    assert counter.get_total_flops() == cost.greedy_decode_flops(7, out_len, 32, 64, 2, 2, 50, batch=2)
+    formula = cost.greedy_decode_flops(7, out_len, 32, 64, 2, 2, 50, batch=2, cached=use_cache)
+    assert counter.get_total_flops() == formula
 
 
 def test_cache_changes_nothing_for_the_first_token_and_saves_later():

@@ -27,7 +27,7 @@ def test_attention_flops_equal_the_flop_counter(n_heads, t_q, t_k):
     layer = tl.MultiHeadAttention(d_model, n_heads)
     query, memory = torch.randn(2, t_q, d_model), torch.randn(2, t_k, d_model)
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        layer(query, memory, memory, need_weights=True)  # the explicit path: ordinary matrix products
+        layer(query, memory, memory, kernel="explicit")  # the explicit path: ordinary matrix products
     parts = attention_flops(t_q, t_k, d_model, n_heads)
     per_example = parts["projections"] + parts["scores"] + parts["weighted values"]
     assert counter.get_total_flops() == 2 * per_example

@@ -12,7 +12,23 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import bleu, checkpoint, claims, counting, data, decoding, graphs, interop, masks, rnn, stats, tasks, training, utils, variants
+from . import (
+    bleu,
+    checkpoint,
+    claims,
+    counting,
+    data,
+    decoding,
+    graphs,
+    interop,
+    masks,
+    rnn,
+    stats,
+    tasks,
+    training,
+    utils,
+    variants,
+)
 from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig

@@ -340,3 +340,103 @@ def test_exact_softmax_masks_and_feed_forward_relu():
 def test_exact_sinusoidal_table_matches_the_library():
     exact_table = wx.evaluate(wx.exact_sinusoidal_table(4, 4))
     torch.testing.assert_close(exact_table, tl.sinusoidal_table(4, 4, dtype=F64), atol=1e-15, rtol=0)
+
+
+# --- the audit of a worked example: tl.claims verdicts per printed number, per step ---
+
+
+def test_printed_digits_rule_is_the_comparison_rule():
+    rule = wx.printed_digits()
+    assert tl.claims.verdict("0.728", wx.Values([0.72712], ["0.728"]), rule) == "agrees"  # one unit, < 1 %
+    assert tl.claims.verdict("0.1", wx.Values([0.176], ["0.1"]), rule) == "wrong"
+    assert tl.claims.verdict("0.3 0.7", wx.Values([0.3, 0.7], ["0.3", "0.7"]), rule) == "agrees"
+    assert tl.claims.verdict("0.3 0.1", wx.Values([0.3, 0.7], ["0.3", "0.1"]), rule) == "wrong"
+    with pytest.raises(TypeError, match="Values"):
+        rule("0.3", 0.3)
+    with pytest.raises(ValueError, match="2 printed numbers against 1"):
+        rule("0.3 0.4", wx.Values([0.3], ["0.3"]))
+
+
+def test_values_shows_one_digit_more_than_printed():
+    assert str(wx.Values([0.727121, 2.0], ["0.728", "2"])) == "0.7271 2.0000"
+    assert str(wx.Values([0.0100002], ["0.0099998"])) == "0.01000020"
+    with pytest.raises(ValueError, match="prints 2 numbers but 3 values"):
+        wx.Values([1, 2, 3], ["1", "2"])
+
+
+def test_worked_audit_separates_introduced_from_inherited_and_circular():
+    audit = wx.WorkedAudit("t", ["positions", "inputs", "weights"])
+    # the rounding of sin(1/100) to 0.001 is introduced where it is written ...
+    assert audit.check("positions", "000", "sin(1/100)", "0.001", math.sin(0.01)) == "wrong"
+    # ... and inherited where the rounded value is used correctly
+    assert audit.check("inputs", "000", "x", "1.24 0.601", [1.2415, 0.6100], from_source=[1.24, 0.601]) == "inherited"
+    # a step that is wrong even on its own input is introduced, whatever it inherits
+    assert audit.check("inputs", "000", "y", "1.52", [1.38], from_source=[1.4695]) == "wrong"
+    assert audit.check("weights", "003", "q", "1.5 1.3", [1.5, 1.3], by_construction=True) == "agrees by construction"
+    assert audit.assumed("weights", "003", "dS", "0.1 -0.1", reason="the document says so") == "assumed"
+    assert audit.not_derivable("weights", "003", "k", "1 2 3", reason="W_K not given") == "not derivable"
+    # numbers, not claims: the inherited row counts its agreeing entry as agreeing
+    assert audit.number_counts() == {
+        "agrees": 1, "agrees by construction": 2, "wrong": 2, "inherited": 1, "assumed": 2, "not derivable": 3,
+    }  # fmt: skip
+    assert audit.counts()["wrong"] == 2 and len(audit) == 6
+    colours = {step: colour for step, (colour, _) in audit.step_verdicts().items()}
+    assert colours == {"positions": "wrong", "inputs": "wrong", "weights": "assumed"}
+    assert audit.where("inherited") == ["x"]
+    assert audit.where("wrong", step="inputs") == ["y"]
+
+
+def test_worked_audit_step_colour_priority_and_summary():
+    audit = wx.WorkedAudit("t", ["a", "b", "c"])
+    audit.check("a", "s", "ok", "1", 1.0)
+    audit.check("b", "s", "inh", "2", 2.7, from_source=2.0)
+    audit.check("b", "s", "ok", "1", 1.0)
+    audit.not_derivable("c", "s", "nd", "3", reason="no weights")
+    audit.check("c", "s", "fit", "4", 4.0, by_construction=True)
+    verdicts = audit.step_verdicts()
+    assert [v[0] for v in verdicts.values()] == ["agrees", "inherited", "not derivable"]
+    text = audit.step_summary()
+    assert text.splitlines()[1].startswith("b") and "inherits an error: 1 agrees, 1 inherited" in text
+    assert audit.step_summary(steps=["c"]).startswith("c  gives nothing to derive it from")
+
+
+def test_worked_audit_refuses_unknown_steps_and_missing_reasons():
+    audit = wx.WorkedAudit("t", ["a"])
+    with pytest.raises(ValueError, match="step must be one of"):
+        audit.check("b", "s", "x", "1", 1.0)
+    with pytest.raises(ValueError, match="needs a reason"):
+        audit.assumed("a", "s", "x", "1", reason="")
+    with pytest.raises(ValueError, match="steps must be distinct"):
+        wx.WorkedAudit("t", ["a", "a"])
+    with pytest.raises(ValueError, match="verdicts must be among"):
+        audit.format(verdicts=["fine"])
+
+
+def test_worked_audit_format_filters_and_fits_the_column():
+    audit = wx.WorkedAudit("a long title", ["a", "b"])
+    audit.check(
+        "a", "000 §8.2.1", "alpha row 2", "0.145 0.510 0.345", [0.2296, 0.5020, 0.2684], from_source=[0.2349, 0.5003, 0.2648]
+    )
+    audit.check("b", "000 §8.2.1", "fine row", "0.3", 0.3)
+    text = audit.format(verdicts=[wx.INTRODUCED])
+    assert "alpha row 2" in text and "fine row" not in text and "a long title" not in text
+    assert "from the source's own input: 0.2349 0.5003 0.2648" in text
+    assert max(len(line) for line in str(audit).splitlines()) <= 90
+    assert "fine row" in audit.format(steps=["b"])
+
+
+def test_plot_dataflow_draws_one_box_per_step():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    audit = wx.WorkedAudit("t", ["a", "b", "c"])
+    audit.check("a", "s", "x", "1", 1.0)
+    audit.check("c", "s", "y", "1", 2.0)
+    ax = wx.plot_dataflow(audit, per_row=2)
+    assert len(ax.patches) == 2  # step b has no claims and no box
+    colours = {tuple(round(v, 3) for v in p.get_facecolor()[:3]) for p in ax.patches}
+    expected = {tuple(round(v, 3) for v in matplotlib.colors.to_rgb(wx.STEP_COLOURS[w])) for w in ("agrees", "wrong")}
+    assert colours == expected
+    plt.close(ax.figure)

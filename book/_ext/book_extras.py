@@ -3,12 +3,16 @@
 - ``bibtex_default_style: authoryear``: the bibliography labels each entry the way the text cites it,
   "[Vaswani et al., 2017]" (sphinxcontrib-bibtex's ``author_year`` reference style), instead of pybtex's
   "[VSP+17]"; entries sorted by author, year and title.
+- A ``{ref}`` to a section whose title contains maths shows the maths (Sphinx writes such a title into
+  the link as raw TeX: "Scores are divided by \\sqrt{d_k}, ...").
 - Alt text for cell-output images: an image without alt text is described by its figure caption (the cell's
   ``mystnb.figure.caption``) or, for an uncaptioned figure, by the section it appears in, instead of Sphinx's
   default, the image's hashed file path.
 """
 
 from __future__ import annotations
+
+import posixpath
 
 from docutils import nodes
 from pybtex.plugin import register_plugin
@@ -75,6 +79,54 @@ def add_alt_text(app, doctree: nodes.document, docname: str) -> None:
             image["alt"] = f"Figure drawn by the code above (section: {section})" if section else "Figure drawn by the code above"
 
 
+def _title_with_maths(env, cache: dict, docname: str, labelid: str) -> nodes.title | None:
+    if docname not in cache:
+        try:
+            cache[docname] = env.get_doctree(docname)
+        except Exception:  # a page Sphinx has no doctree for (genindex, search)
+            cache[docname] = None
+    doctree = cache[docname]
+    if doctree is None:
+        return None
+    for section in doctree.findall(nodes.section):
+        if labelid in section["ids"] and section.children and isinstance(section.children[0], nodes.title):
+            title = section.children[0]
+            return title if any(True for _ in title.findall(nodes.math)) else None
+    return None
+
+
+def maths_in_reference_titles(app, doctree: nodes.document, docname: str) -> None:
+    from sphinx.util.nodes import clean_astext
+
+    env, cache = app.builder.env, {}
+    for reference in list(doctree.findall(nodes.reference)):
+        if not reference.get("internal") or len(reference.children) != 1:
+            continue
+        inline = reference.children[0]
+        if not isinstance(inline, nodes.inline) or "std-ref" not in inline.get("classes", []):
+            continue
+        if reference.get("refid"):
+            target_doc, labelid = docname, reference["refid"]
+        else:
+            uri, _, labelid = reference.get("refuri", "").partition("#")
+            if not labelid:
+                continue
+            if uri.startswith("%"):  # the LaTeX builder's internal references: %docname#id
+                target_doc = uri[1:]
+            else:  # HTML: a page relative to this one
+                target_doc = posixpath.normpath(posixpath.join(posixpath.dirname(docname), uri))
+                target_doc = target_doc.removesuffix(app.builder.out_suffix if hasattr(app.builder, "out_suffix") else "")
+            if target_doc not in env.all_docs:
+                continue
+        title = _title_with_maths(env, cache, target_doc, labelid)
+        if title is None or clean_astext(title) != inline.astext():
+            continue
+        inline.children = []
+        for child in title.children:
+            inline += child.deepcopy()
+
+
 def setup(app):
     app.connect("doctree-resolved", add_alt_text)
+    app.connect("doctree-resolved", maths_in_reference_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -231,8 +231,8 @@ def multihead_cost() -> Derivation:
         )
         steps.append(
             Step.value(
-                f"h = {heads} heads of width {width}: the multiply-adds of the products Q_i K_i^T, counted term by term, "
-                f"give the formula's 2 T_q T_k D FLOPs (T_q = 2, T_k = 3, D = 4), whatever h is",
+                f"h = {heads}, heads of width {width}: Q_i K_i^T, counted term by term, "
+                "cost the formula's 2 T_q T_k D FLOPs (T_q = 2, T_k = 3, D = 4)",
                 scores,
                 sizes,
                 2 * counted,
@@ -241,7 +241,7 @@ def multihead_cost() -> Derivation:
         entries = sum(len(q[:, i * width : (i + 1) * width] * k[:, i * width : (i + 1) * width].T) for i in range(heads))
         steps.append(
             Step.value(
-                f"... but the h score matrices hold h T_q T_k = {entries} entries (softmax work and memory grow with h)",
+                f"... but the score matrices hold h T_q T_k = {entries} entries (softmax work and memory)",
                 attention_flops(t_q, t_k, d_model, h)["score_entries"],
                 {t_q: 2, t_k: 3, h: heads},
                 entries,

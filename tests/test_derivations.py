@@ -163,9 +163,9 @@ def test_expectation_uses_independence():
 
 
 def test_numeric_helpers_live_outside_derivations_and_need_no_sympy():
-    """counting and ablation_stats give exact Python ints / floats for numbers; the old names still work."""
-    import transformer_lib.ablation_stats as stats
+    """counting and stats give exact Python ints / floats for numbers; the old names still work."""
     import transformer_lib.counting as counting
+    import transformer_lib.stats as stats
 
     assert counting.transformer_parameters(512, 2048, 6, 6, 37000) == 63_082_496
     assert type(counting.greedy_decode_flops(16, 9, 64, 256, 2, 2, 100, batch=2)) is int

@@ -15,18 +15,31 @@ No SciPy: the t quantile comes from the regularised incomplete beta function
 (a continued fraction, Numerical Recipes §6.4) inverted by bisection; it
 agrees with published tables to 6 digits (tested).
 
+Also the statistics of an ablation study (chapter 12): :func:`standard_error_of_difference`,
+:func:`factorial_effects` and :func:`expected_max` (Dodge et al. 2019), whose formulas are proved
+in :mod:`transformer_lib.derivations.ablation`.
+
 Book: chapters 3, 6, 8 and 12 (and every chapter that compares runs).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ._checks import check_float
 
-__all__ = ["SeedSummary", "over_seeds", "paired_difference", "summarize", "t_quantile"]
+__all__ = [
+    "SeedSummary",
+    "expected_max",
+    "factorial_effects",
+    "over_seeds",
+    "paired_difference",
+    "standard_error_of_difference",
+    "summarize",
+    "t_quantile",
+]
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -144,7 +157,13 @@ class SeedSummary:
         return self.format()
 
 
-def _finite_floats(name: str, values: Iterable[object]) -> list[float]:
+def _finite_floats(name: str, values: object, minimum: int = 0) -> list[float]:
+    """A list of finite floats from a sequence (list, tuple, 1-D tensor or array) of real numbers."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of real numbers, got {type(values).__name__}")
+    shape = getattr(values, "shape", None)
+    if shape is not None and len(shape) != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {tuple(shape)}")
     out = []
     for i, value in enumerate(values):
         if hasattr(value, "item") and not isinstance(value, (int, float)):
@@ -154,6 +173,8 @@ def _finite_floats(name: str, values: Iterable[object]) -> list[float]:
         if not math.isfinite(value):
             raise ValueError(f"{name}[{i}] must be finite, got {value!r}")
         out.append(float(value))
+    if len(out) < minimum:
+        raise ValueError(f"{name} must hold at least {minimum} value(s), got {len(out)}")
     return out
 
 
@@ -216,3 +237,81 @@ def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequenc
     if seeds_a is not None and seeds_b is not None and seeds_a != seeds_b:
         raise ValueError(f"a and b must come from the same seeds to be paired, got {seeds_a} and {seeds_b}")
     return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level)
+
+
+# --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (chapter 12) ---
+# The formulas are proved in transformer_lib.derivations.ablation.
+
+
+def expected_max(values: Sequence[float], n: int) -> float:
+    """Expected best result of ``n`` runs drawn with replacement from the observed ``values``.
+
+    With the N values sorted, v_(1) <= ... <= v_(N), each run is one of them
+    with probability 1/N, so P(max of n runs <= v_(i)) = (i/N)^n and
+
+        E[max] = sum_i v_(i) [(i/N)^n - ((i-1)/N)^n].
+
+    ``n = 1`` gives the mean of ``values``; as ``n`` grows the result rises to
+    their maximum. Ties need no special care: the terms of equal values add up
+    to the probability of that value.
+
+    Args:
+        values: the N >= 1 observed results (validation scores of N trials), real and finite.
+        n: the budget, a positive int (may exceed N: the draws are with replacement).
+
+    Returns:
+        the expected maximum, a float.
+
+    Reference: Dodge et al. (2019), "Show Your Work", §3 (expected validation performance).
+    Book: chapter 12.
+    """
+    observed = sorted(_finite_floats("values", values, 1))
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be an int, got {type(n).__name__} ({n!r})")
+    if n < 1:
+        raise ValueError(f"n must be a positive int (the number of runs), got {n}")
+    N = len(observed)
+    return sum(v * ((i / N) ** n - ((i - 1) / N) ** n) for i, v in enumerate(observed, start=1))
+
+
+def standard_error_of_difference(a: Sequence[float], b: Sequence[float]) -> float:
+    """Estimated standard error of mean(a) - mean(b) for independent runs (seeds).
+
+    sqrt(s_a^2 / n_a + s_b^2 / n_b), with s^2 the sample variance (divisor n - 1).
+    With equal variances and n runs each it is sigma * sqrt(2 / n); for two
+    seeds per side, one seed's standard deviation.
+
+    Args:
+        a, b: the results of each model, at least 2 each (one run gives no variance).
+
+    Book: chapter 12.
+    """
+    xs, ys = _finite_floats("a", a, 2), _finite_floats("b", b, 2)
+
+    def sample_variance(v: list[float]) -> float:
+        mean = sum(v) / len(v)
+        return sum((x - mean) ** 2 for x in v) / (len(v) - 1)
+
+    return math.sqrt(sample_variance(xs) / len(xs) + sample_variance(ys) / len(ys))
+
+
+def factorial_effects(y00: float, y10: float, y01: float, y11: float) -> dict[str, float]:
+    """Effects of a 2 x 2 factorial experiment: y = mu + a x1 + b x2 + c x1 x2.
+
+    ``y10`` is the result with component 1 removed, ``y01`` with component 2
+    removed, ``y11`` with both removed, ``y00`` the full model. Returns
+    ``mu, a, b, c`` and the drops ``drop_1 = y00 - y10``, ``drop_2 = y00 - y01``,
+    ``drop_both = y00 - y11``; ``drop_both - drop_1 - drop_2 = -c``.
+
+    Book: chapter 12.
+    """
+    y00, y10, y01, y11 = _finite_floats("(y00, y10, y01, y11)", (y00, y10, y01, y11), 4)
+    return {
+        "mu": y00,
+        "a": y10 - y00,
+        "b": y01 - y00,
+        "c": y11 - y10 - y01 + y00,
+        "drop_1": y00 - y10,
+        "drop_2": y00 - y01,
+        "drop_both": y00 - y11,
+    }

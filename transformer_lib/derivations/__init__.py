@@ -10,7 +10,7 @@ lists them without building.
 Each module of this package holds the derivations of one topic and registers
 its builders with ``@register``; every builder is imported here by name.
 Numeric helpers that need no sympy live in :mod:`transformer_lib.counting`
-(parameter, FLOP and memory counts) and :mod:`transformer_lib.ablation_stats`
+(parameter, FLOP and memory counts) and :mod:`transformer_lib.stats`
 (seed statistics); ``tl.derivations.cost``, ``.feedforward``, ``.ablation``,
 ``.attention_basics`` and ``.multihead`` re-export them for one release.
 """

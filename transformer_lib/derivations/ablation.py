@@ -13,7 +13,7 @@ Three pieces of statistics that an ablation study needs:
 
 The numeric helpers :func:`expected_max`, :func:`standard_error_of_difference`
 and :func:`factorial_effects`, which compute these formulas for a chapter's
-results, live in :mod:`transformer_lib.ablation_stats` (re-exported here for one release).
+results, live in :mod:`transformer_lib.stats` (re-exported here for one release).
 
 Paper: §6.2 and Table 3 (the paper's ablations, one change at a time).
 Book: chapter 12.
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from ..ablation_stats import expected_max, factorial_effects, standard_error_of_difference
+from ..stats import expected_max, factorial_effects, standard_error_of_difference
 from .core import Derivation, Step, expectation, register, standard_moments
 
 # --- derivations ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 
 import transformer_lib as tl
@@ -57,3 +58,56 @@ def test_double_model_gets_a_float64_accurate_table():
     x = torch.zeros(1, 50, 8, dtype=torch.float64)
     torch.testing.assert_close(module(x)[0], tl.sinusoidal_table(50, 8, dtype=torch.float64), atol=0, rtol=0)
     assert module.float()(x.float()).dtype == torch.float32
+
+
+# --- odd widths and the edges of each module ---------------------------------------------------------------
+
+
+def test_sinusoidal_refuses_an_odd_width_and_names_it():
+    with pytest.raises(ValueError, match=r"d_model must be even \(sin/cos pairs\), got 7"):
+        tl.sinusoidal_table(10, 7)
+    with pytest.raises(ValueError, match=r"d_model must be even \(sin/cos pairs\), got 7"):
+        tl.SinusoidalPositionalEncoding(7)
+    with pytest.raises(ValueError, match=r"sinusoidal positions need an even d_model, got d_model=15"):
+        tl.TransformerConfig.tiny(d_model=15, n_heads=3)
+
+
+def test_learned_positions_at_an_odd_width_add_row_t_to_position_t():
+    module = tl.LearnedPositionalEncoding(5, max_len=6).eval()
+    x = torch.randn(2, 4, 5)
+    torch.testing.assert_close(module(x), x + module.embedding.weight[:4], rtol=0, atol=0)
+    config = tl.TransformerConfig.tiny(d_model=15, n_heads=3, positional="learned", dropout=0.0)
+    model = tl.Transformer(config).eval()  # an odd width is fine without sin/cos pairs
+    src = torch.randint(4, config.src_vocab_size, (2, 5))
+    assert model(src, src).shape == (2, 5, config.tgt_vocab_size)
+
+
+def test_token_embedding_scale_and_initial_size_at_an_odd_width():
+    emb = tl.TokenEmbedding(3000, 25)
+    tokens = torch.tensor([[0, 7, 2999]])
+    torch.testing.assert_close(emb(tokens), emb.weight[tokens] * 5.0, rtol=0, atol=0)  # sqrt(25)
+    # weights start as N(0, 1/D): after the sqrt(D) scale the entries have unit variance
+    assert abs(float(emb.weight.detach().std()) - 25**-0.5) < 0.01
+    assert abs(float(emb(torch.arange(3000)[None]).detach().std()) - 1.0) < 0.05
+    learned = tl.LearnedPositionalEncoding(25, max_len=3000)
+    assert abs(float(learned.embedding.weight.detach().std()) - 25**-0.5) < 0.01
+
+
+@pytest.mark.parametrize("module", [tl.SinusoidalPositionalEncoding(6, max_len=4), tl.LearnedPositionalEncoding(5, max_len=4)])
+def test_positions_up_to_max_len_exactly(module):
+    d = module.d_model
+    assert module(torch.zeros(1, 4, d)).shape == (1, 4, d)  # T = max_len is allowed
+    with pytest.raises(ValueError, match=r"x has 5 positions but the positional encoding covers max_len=4"):
+        module(torch.zeros(1, 5, d))
+
+
+def test_positional_dropout_acts_on_the_sum_in_training_only():
+    module = tl.SinusoidalPositionalEncoding(8, max_len=16, dropout=0.5)
+    x = torch.ones(64, 16, 8)
+    torch.manual_seed(0)
+    out = module.train()(x)
+    total = x + tl.sinusoidal_table(16, 8)
+    kept = out != 0
+    assert 0.4 < float(kept.float().mean()) < 0.6
+    torch.testing.assert_close(out[kept], (total * 2.0)[kept])  # survivors scaled by 1 / (1 - p)
+    torch.testing.assert_close(module.eval()(x), total)

@@ -31,3 +31,19 @@ def test_line_and_loss_and_lr_plots():
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.1, 0.2])
     ax = tl.plotting.positional_heatmap(tl.sinusoidal_table(10, 4))
     assert ax.images[0].get_array().shape == (10, 4)
+
+
+def test_book_style_is_applied_and_keeps_text_legible_in_the_column():
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"figure.dpi": 72, "font.size": 6})
+    tl.plotting.use_book_style()
+    assert plt.rcParams["figure.dpi"] == 150 and plt.rcParams["savefig.dpi"] == 150
+    width_in = plt.rcParams["figure.figsize"][0]
+    shrink = 780 / (width_in * plt.rcParams["figure.dpi"])  # the page fits the figure to the column
+    for key in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize"):
+        points = plt.rcParams[key]
+        assert points / 72 * plt.rcParams["figure.dpi"] * shrink >= 10, key
+    fig, _ = plt.subplots()
+    assert fig.dpi == 150
+    plt.close(fig)

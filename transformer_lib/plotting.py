@@ -4,16 +4,43 @@ matplotlib is imported here, not by ``import transformer_lib``.
 A chapter that plots also prints the numbers it plots (nbval does not compare
 images), so these functions take plain tensors/arrays and do no computing of
 their own beyond what is drawn.
+
+Importing this module applies :data:`BOOK_STYLE` (:func:`use_book_style`):
+figures are rendered at 150 dpi, and a figure of the default width (8 in) keeps
+its text at 10 px or more when the page shrinks it to the 780 px column.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.axes import Axes
+
+#: matplotlib settings of the book's figures. 8 in at 150 dpi is 1200 px; fitted to the 780 px page
+#: column that is a factor 0.65, so 11 pt text (23 px at 150 dpi) is still about 15 px, ticks about 13 px.
+BOOK_STYLE: dict[str, Any] = {
+    "figure.dpi": 150,
+    "savefig.dpi": 150,
+    "figure.figsize": (8.0, 3.5),
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
+}
+
+
+def use_book_style() -> None:
+    """Apply :data:`BOOK_STYLE` to matplotlib's defaults (done once when this module is imported)."""
+    plt.rcParams.update(BOOK_STYLE)
+
+
+use_book_style()
 
 
 def _array(x) -> np.ndarray:

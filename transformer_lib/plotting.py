@@ -37,7 +37,7 @@ BOOK_STYLE: dict[str, Any] = {
 
 def use_book_style() -> None:
     """Apply :data:`BOOK_STYLE` to matplotlib's defaults (done once when this module is imported)."""
-    plt.rcParams.update(BOOK_STYLE)
+    plt.style.use(BOOK_STYLE)
 
 
 use_book_style()

@@ -22,7 +22,7 @@ from typing import Any
 
 from torch import Tensor, nn
 
-from ._checks import check_tensor
+from ._checks import check_bool, check_choice, check_fraction, check_positive, check_positive_int, check_tensor
 from .attention import KVCache, MultiHeadAttention
 from .config import TransformerConfig
 
@@ -36,24 +36,36 @@ class PositionwiseFeedForward(nn.Module):
         d_model: D, input and output width. d_ff: F, hidden width (4 D in the paper).
         dropout: dropout on the hidden layer (the paper uses none; torch.nn does).
         activation: "relu" (the paper) or "gelu".
+        bias: whether the two linear maps have biases b_1, b_2 (the paper's do).
 
     Shape: x (..., D) -> (..., D).
     Paper: §3.3, Eq. 2. Book: chapter 7.
     """
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu") -> None:
+    def __init__(
+        self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True
+    ) -> None:
         super().__init__()
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {tuple(_ACTIVATIONS)}, got {activation!r}")
+        check_positive_int("d_model", d_model)
+        check_positive_int("d_ff", d_ff)
+        check_fraction("dropout", dropout)
+        check_choice("activation", activation, tuple(_ACTIVATIONS))
+        check_bool("bias", bias)
         self.d_model = d_model
-        self.linear1 = nn.Linear(d_model, d_ff)  # W_1, b_1: expand D -> F
+        self.linear1 = nn.Linear(d_model, d_ff, bias=bias)  # W_1, b_1: expand D -> F
         self.activation = _ACTIVATIONS[activation]()
         self.dropout = nn.Dropout(dropout)
-        self.linear2 = nn.Linear(d_ff, d_model)  # W_2, b_2: compress F -> D
+        self.linear2 = nn.Linear(d_ff, d_model, bias=bias)  # W_2, b_2: compress F -> D
 
     def forward(self, x: Tensor) -> Tensor:
         check_tensor("x", x, f"(..., D={self.d_model})", last_dim=self.d_model)
         return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+
+def _check_layer_arguments(dropout: object, norm_first: object, layer_norm_eps: object) -> None:
+    check_fraction("dropout", dropout)
+    check_bool("norm_first", norm_first)
+    check_positive("layer_norm_eps", layer_norm_eps)
 
 
 def _layer_kwargs(config: TransformerConfig) -> dict[str, Any]:
@@ -105,9 +117,10 @@ class EncoderLayer(nn.Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
+        _check_layer_arguments(dropout, norm_first, layer_norm_eps)
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout, bias=bias)
-        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout=ffn_dropout, activation=activation)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout=ffn_dropout, activation=activation, bias=bias)
         self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps)
         self.norm2 = nn.LayerNorm(d_model, eps=layer_norm_eps)
         self.dropout1 = nn.Dropout(dropout)
@@ -171,10 +184,11 @@ class DecoderLayer(nn.Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
+        _check_layer_arguments(dropout, norm_first, layer_norm_eps)
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout, bias=bias)
         self.cross_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout, bias=bias)
-        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout=ffn_dropout, activation=activation)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout=ffn_dropout, activation=activation, bias=bias)
         self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps)
         self.norm2 = nn.LayerNorm(d_model, eps=layer_norm_eps)
         self.norm3 = nn.LayerNorm(d_model, eps=layer_norm_eps)

@@ -131,3 +131,43 @@ def test_wrong_type_is_a_type_error_naming_the_argument(call, make, name):
 def test_wrong_value_is_a_value_error_naming_the_argument(call, make, name):
     with pytest.raises(ValueError, match=rf"\b{name} must "):
         make()
+
+
+# --- the same rule in the modules of the model (LIBAPI's, routed through _checks) --------------------------------
+
+LIBAPI_REQUEST = "requested from LIBAPI in /tmp/team/REQUESTS.md; remove this mark when it lands"
+
+MODEL_MISTAKES = [
+    # (call, make, exception, argument name); each was a different exception, or none, before
+    ("MultiHeadAttention(16.0, 4)", lambda: tl.MultiHeadAttention(16.0, 4), TypeError, "d_model"),  # was ValueError
+    ("MultiHeadAttention(16, 4, dropout=1.0)", lambda: tl.MultiHeadAttention(16, 4, dropout=1.0), ValueError, "dropout"),
+    ("PositionwiseFeedForward(8.0, 16)", lambda: tl.PositionwiseFeedForward(8.0, 16), TypeError, "d_model"),  # was torch's
+    ("PositionwiseFeedForward(0, 16)", lambda: tl.PositionwiseFeedForward(0, 16), ValueError, "d_model"),  # was accepted
+    pytest.param(
+        "length_penalty(3, -1)",
+        lambda: tl.length_penalty(3, -1),
+        ValueError,
+        "alpha",
+        marks=pytest.mark.xfail(strict=True, reason=LIBAPI_REQUEST),
+    ),  # accepted
+    pytest.param(
+        "noam_lr(1.0, 512)",
+        lambda: tl.noam_lr(1.0, 512),
+        TypeError,
+        "step",
+        marks=pytest.mark.xfail(strict=True, reason=LIBAPI_REQUEST),
+    ),  # ValueError
+    pytest.param(
+        "make_cell('gru', 4.0, 8)",
+        lambda: tl.make_cell("gru", 4.0, 8),
+        TypeError,
+        "input_size",
+        marks=pytest.mark.xfail(strict=True, reason=LIBAPI_REQUEST),
+    ),  # ValueError
+]
+
+
+@pytest.mark.parametrize(("call", "make", "exception", "name"), MODEL_MISTAKES)
+def test_model_modules_follow_the_same_rule(call, make, exception, name):
+    with pytest.raises(exception, match=rf"\b{name} must "):
+        make()

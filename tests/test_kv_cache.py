@@ -128,3 +128,19 @@ def test_use_cache_must_be_a_bool():
     model = _model(torch.float64)
     with pytest.raises(TypeError, match=r"use_cache must be a bool \(True or False\), got int \(1\)"):
         tl.greedy_decode(model, _padded_source(), 3, BOS, EOS, use_cache=1)
+
+
+@pytest.mark.parametrize("out_len", [1, 3, 6])
+def test_cached_decoding_does_the_flops_of_the_cost_formula(out_len):
+    """FlopCounterMode on the explicit kernel equals tl.counting.greedy_decode_flops, cached and uncached."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    config = tl.TransformerConfig(src_vocab_size=50, tgt_vocab_size=50, d_model=32, n_heads=2, d_ff=64,
+                                  n_encoder_layers=2, n_decoder_layers=2, dropout=0.0, max_len=64)
+    model = tl.model.set_attention_kernel(tl.Transformer(config).eval(), "explicit")
+    src = torch.randint(4, 50, (2, 7), generator=torch.Generator().manual_seed(0))
+    for cached in (False, True):
+        with FlopCounterMode(display=False) as counter:
+            tl.greedy_decode(model, src, out_len, bos_id=1, eos_id=-1, use_cache=cached)  # every step runs
+        expected = tl.counting.greedy_decode_flops(7, out_len, 32, 64, 2, 2, 50, batch=2, cached=cached)
+        assert counter.get_total_flops() == expected, cached

@@ -353,24 +353,21 @@ def decoding_step_flops(
     """
     if not isinstance(cached, bool):
         raise TypeError(f"cached must be a bool, got {type(cached).__name__}")
-    args = (_size("t", t), _size("src_len", src_len), _size("d_model", d_model), _size("d_ff", d_ff))
-    return _decoding_step(*args, _size("n_decoder_layers", n_decoder_layers, 0), _size("vocab_size", vocab_size), cached)
-
-
-def _decoding_step(t: object, s: object, d: object, f: object, n_dec: object, v: object, cached: bool) -> object:
-    if cached:
-        # one query row: W^Q, W^K, W^V, W^O on it, against t cached keys; cross W^Q, W^O, against s keys
-        self_attn, cross_attn = _attention_parts(1, t, d), _attention_parts(1, s, d)
+    t, s = _size("t", t), _size("src_len", src_len)
+    d, f = _size("d_model", d_model), _size("d_ff", d_ff)
+    n_dec, v = _size("n_decoder_layers", n_decoder_layers, 0), _size("vocab_size", vocab_size)
+    if cached:  # one new query row per layer, against t cached keys and s memory keys
+        self_attn, cross_attn = attention_flops(1, t, d), attention_flops(1, s, d)
         per_layer = (
             self_attn["projections"]
-            - 2 * (t - 1) * 2 * d * d  # keys and values of the t - 1 cached rows: not again
+            - 4 * (t - 1) * d * d  # W^K, W^V on the new row only: the rest is cached
             + cross_attn["projections"]
-            - 2 * s * 2 * d * d  # the memory's keys and values: projected once
+            - 4 * s * d * d  # the memory's keys and values: projected once
             + sum(part[key] for part in (self_attn, cross_attn) for key in ("scores", "weighted values"))
             + 4 * d * f
         )
     else:
-        per_layer = _decoder_parts(t, s, d, f)["total"]
+        per_layer = decoder_layer_flops(t, s, d, f)["total"]
     return n_dec * per_layer + 2 * d * v
 
 
@@ -400,11 +397,12 @@ def greedy_decode_flops(
         raise TypeError(f"cached must be a bool, got {type(cached).__name__}")
     encoder = n_enc * encoder_layer_flops(s, d, f)["total"]
     memory_kv = n_dec * 4 * s * d**2 if cached else 0
-    f0, f1, f2 = (_decoding_step(t, s, d, f, n_dec, v, cached) for t in (0, 1, 2))
-    c = _divide_exactly(f2 - 2 * f1 + f0, 2)  # the step cost is f0 + b t + c t^2
-    b = f1 - f0 - c
+    f1, f2, f3 = (decoding_step_flops(t, s, d, f, n_dec, v, cached) for t in (1, 2, 3))
+    c = _divide_exactly(f3 - 2 * f2 + f1, 2)  # the step cost a + b t + c t^2, through t = 1, 2, 3
+    b = f2 - f1 - 3 * c
+    a = f1 - b - c
     steps = (
-        f0 * length
+        a * length
         + b * _divide_exactly(length * (length + 1), 2)
         + c * _divide_exactly(length * (length + 1) * (2 * length + 1), 6)
     )

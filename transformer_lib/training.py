@@ -1,9 +1,14 @@
-"""Training: the learning-rate schedule, label smoothing, and a small training loop.
+"""Training: the learning-rate schedule, label smoothing, and one training loop for every model.
 
 The loop :func:`train` does what a chapter needs and no more: a progress bar
 (on stderr), gradient clipping, evaluation every N steps, atomic checkpoints
 that resume bit for bit, and data parallelism under ``torchrun``
 (DistributedDataParallel; every rank takes its shard of the same global batch).
+What a batch is and how it becomes a loss is one argument, ``batch_loss(model,
+batch) -> (loss_sum, count)``; the defaults (:func:`seq2seq_loss`,
+:func:`lm_loss`, :func:`masked_lm_loss`, :func:`classification_loss`) are
+chosen from the model's type by :func:`default_batch_loss`. The loop's parts
+are named: ``_resume``, ``_step``, ``_evaluate_now``, ``_save``.
 
 Paper: §5.3 (Adam and the warm-up schedule, Eq. 3), §5.4 (label smoothing,
 eps_ls = 0.1). Book: chapter 10.

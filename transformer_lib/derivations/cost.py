@@ -401,6 +401,12 @@ def linear_attention_identity() -> Derivation:
             variables=(nn_,),
             operand=linear_d - dense_d,
         ),
+        Step.inequality(
+            "and cheaper above it: dense - linear > 0 for n = d + 1/2 + e (e > 0)",
+            (dense_d - linear_d).subs(nn_, d_ + sp.Rational(1, 2) + sp.Symbol("e", positive=True)),
+            ">",
+            0,
+        ),
     ]
     return Derivation(
         name="linear_attention_identity",

@@ -338,6 +338,12 @@ def self_attention_versus_recurrence_cost() -> Derivation:
             variables=(n,),
             operand=layer_attention - layer_lstm,
         ),
+        Step.inequality(
+            "below it the LSTM layer costs more: 16 n d^2 - (8 n d^2 + 4 n^2 d) > 0 for 2 d = n + e (e > 0)",
+            (layer_lstm - layer_attention).subs(d, (n + gap) / 2),
+            ">",
+            0,
+        ),
     ]
     return Derivation(
         name="self_attention_versus_recurrence_cost",

@@ -273,6 +273,12 @@ def sampling_temperature_limits() -> Derivation:
             variables=(tau,),
             operand=runner_up,
         ),
+        Step.inequality(
+            "... and less below it: p2 / p1 = exp(-delta / tau) increases with tau",
+            sp.diff(runner_up, tau),
+            ">",
+            0,
+        ),
     )
     return Derivation(
         name="sampling_temperature_limits",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+import transformer_lib as tl
 from transformer_lib.cli import main
 
 TINY = [
@@ -172,3 +173,28 @@ def test_torchrun_two_processes_match_one_process(tmp_path):
             assert float((weights_ddp[name] - value).abs().max()) <= sum(history["learning_rates"])
         else:
             torch.testing.assert_close(weights_ddp[name], value, rtol=0, atol=1e-5)
+
+
+def test_every_model_and_schedule_flag_reaches_the_run(tmp_path):
+    """A flag read but not passed on (a one-line bug) changes nothing; each must show in the checkpoint or history."""
+    flags = ["--d-model", "24", "--heads", "3", "--d-ff", "40", "--layers", "1", "--dropout", "0.2", "--warmup", "7"]
+    flags += ["--lr-factor", "0.5", "--batch-tokens", "120", "--eval-examples", "4", "--no-progress"]
+    main(["--task", "copy", "--steps", "2", "--out", str(tmp_path / "a"), *flags])
+    config = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=True)["config"]
+    assert (config["d_model"], config["n_heads"], config["d_ff"]) == (24, 3, 40)
+    assert (config["n_encoder_layers"], config["n_decoder_layers"], config["dropout"]) == (1, 1, 0.2)
+    history = json.loads((tmp_path / "a" / "history.json").read_text())
+    assert history["learning_rates"] == pytest.approx([tl.noam_lr(step, 24, 7, 0.5) for step in (1, 2)], rel=1e-12)
+    assert all(tokens <= 120 for tokens in history["tokens"])  # target tokens of each batch stay within the budget
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["held_out_examples"] == 4
+
+    # --smoothing reaches the loss and --seed the weights: each changes the first loss, and nothing else does
+    def first_loss(name, *extra):
+        main(["--task", "copy", "--steps", "1", "--out", str(tmp_path / name), *flags, *extra])
+        return _losses(tmp_path / name)[0]
+
+    again = first_loss("again")
+    assert again == first_loss("same")
+    assert first_loss("smoothing", "--smoothing", "0.0") != again
+    assert first_loss("seed", "--seed", "1") != again

@@ -456,3 +456,19 @@ def test_batch_loss_bad_input():
                  progress=False)
     with pytest.raises(TypeError, match=r"batch must be a pair of tensors \(inputs, targets\), got str"):
         tl.training.lm_loss()(model, "tokens")
+
+
+def test_the_default_batch_loss_is_the_paper_label_smoothing():
+    model, _, _ = _setup(dropout=0.0)
+    batch = next(TASK.batches(100, seed=4))
+    default, count = tl.training.default_batch_loss(model)(model, batch)
+    paper, _ = tl.training.seq2seq_loss(smoothing=0.1)(model, batch)
+    plain, _ = tl.training.seq2seq_loss(smoothing=0.0)(model, batch)
+    torch.testing.assert_close(default, paper, rtol=0, atol=0)
+    assert count == batch.n_tgt_tokens and not torch.allclose(default, plain)
+    losses = {}
+    for name, batch_loss in (("default", None), ("explicit", tl.training.seq2seq_loss(0.1))):
+        model, optimizer, scheduler = _setup(dropout=0.0)
+        losses[name] = tl.train(model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler,
+                                batch_loss=batch_loss, progress=False).losses
+    assert losses["default"] == losses["explicit"]

@@ -54,7 +54,7 @@ def test_wheel_runs_a_chapter_in_a_clean_venv(tmp_path):
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "transformer_lib", source / "transformer_lib", ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
                   "-w", str(wheels), str(source)])
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("transformer_lib-*.whl")

@@ -20,6 +20,7 @@ Bahdanau et al. (2015) §3.1 (additive attention).
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import Any
 
 __all__ = [
     "PAPER_GPU_TFLOPS",
@@ -50,6 +51,10 @@ __all__ = [
     "windowed_attention_flops",
 ]
 
+#: A size or count: a Python int (exact results) or a sympy expression (formulas). ``Any`` because
+#: sympy ships no type information.
+Size = Any
+
 #: Sustained single-precision TFLOPS per GPU that the paper assumes (§6.1, footnote 5).
 PAPER_GPU_TFLOPS = {"K80": 2.8, "K40": 3.7, "M40": 6.0, "P100": 9.5}
 
@@ -61,7 +66,7 @@ def _is_symbolic(value: object) -> bool:
     return type(value).__module__.split(".")[0] == "sympy"
 
 
-def _size(name: str, value: object, minimum: int = 1) -> object:
+def _size(name: str, value: Size, minimum: int = 1) -> Size:
     """A size: a Python int >= minimum, or a sympy expression (kept as it is)."""
     if _is_symbolic(value):
         return value
@@ -72,23 +77,23 @@ def _size(name: str, value: object, minimum: int = 1) -> object:
     return int(value)
 
 
-def _positive_number(name: str, value: object) -> object:
+def _positive_number(name: str, value: Size) -> Size:
     """A positive real quantity (seconds, FLOPS): an int, a float or a sympy expression."""
     if _is_symbolic(value):
         return value
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a number or a sympy expression, got {type(value).__name__} ({value!r})")
-    if not value > 0:
+    if not float(value) > 0:
         raise ValueError(f"{name} must be positive, got {value}")
     return value
 
 
-def _divide_exactly(value: object, divisor: int) -> object:
+def _divide_exactly(value: Size, divisor: int) -> Size:
     """value / divisor: floor division for ints (the callers divide exactly), true division for sympy."""
     return value // divisor if isinstance(value, int) else value / divisor
 
 
-def _expanded(value: object) -> object:
+def _expanded(value: Size) -> Size:
     return value.expand() if _is_symbolic(value) else value
 
 
@@ -97,36 +102,34 @@ def _expanded(value: object) -> object:
 # --------------------------------------------------------------------------
 
 
-def ffn_parameters(d_model: object, d_ff: object) -> object:
+def ffn_parameters(d_model: Size, d_ff: Size) -> Size:
     """|W_1| + |b_1| + |W_2| + |b_2| = D F + F + F D + D (paper §3.3, Eq. 2)."""
     d, f = _size("d_model", d_model), _size("d_ff", d_ff)
     return d * f + f + f * d + d
 
 
-def attention_parameters(d_model: object) -> object:
+def attention_parameters(d_model: Size) -> Size:
     """Four (D, D) projections W^Q, W^K, W^V, W^O, each with a bias of D: 4 (D^2 + D), for any head count."""
     d = _size("d_model", d_model)
     return 4 * (d * d + d)
 
 
-def layer_norm_parameters(d_model: object) -> object:
+def layer_norm_parameters(d_model: Size) -> Size:
     """gamma and beta, D each."""
     return 2 * _size("d_model", d_model)
 
 
-def encoder_layer_parameters(d_model: object, d_ff: object) -> object:
+def encoder_layer_parameters(d_model: Size, d_ff: Size) -> Size:
     """Self-attention, the FFN and two LayerNorms: 4 D^2 + 2 D F + 9 D + F."""
     return attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 2 * layer_norm_parameters(d_model)
 
 
-def decoder_layer_parameters(d_model: object, d_ff: object) -> object:
+def decoder_layer_parameters(d_model: Size, d_ff: Size) -> Size:
     """Self- and cross-attention, the FFN and three LayerNorms: 8 D^2 + 2 D F + 15 D + F."""
     return 2 * attention_parameters(d_model) + ffn_parameters(d_model, d_ff) + 3 * layer_norm_parameters(d_model)
 
 
-def transformer_parameters(
-    d_model: object, d_ff: object, n_encoder_layers: object, n_decoder_layers: object, vocab_size: object
-) -> object:
+def transformer_parameters(d_model: Size, d_ff: Size, n_encoder_layers: Size, n_decoder_layers: Size, vocab_size: Size) -> Size:
     """Parameters of the paper's model: one shared V x D embedding, N encoder and N decoder layers.
 
     Post-LN, so no final LayerNorm; sinusoidal positions, so no position parameters.
@@ -142,7 +145,7 @@ def transformer_parameters(
     )
 
 
-def recurrent_cell_parameters(input_size: object, hidden_size: object, cell: str) -> object:
+def recurrent_cell_parameters(input_size: Size, hidden_size: Size, cell: str) -> Size:
     """Parameters of one torch recurrent cell with its two bias vectors: blocks x H (I + H + 2).
 
     ``cell``: ``"elman"`` (nn.RNN, 1 block), ``"gru"`` (3) or ``"lstm"`` (4); each block has
@@ -159,7 +162,7 @@ def recurrent_cell_parameters(input_size: object, hidden_size: object, cell: str
 # --------------------------------------------------------------------------
 
 
-def dot_product_attention_flops(t_q: object, t_k: object, d_k: object, d_v: object) -> object:
+def dot_product_attention_flops(t_q: Size, t_k: Size, d_k: Size, d_v: Size) -> Size:
     """Matrix-product FLOPs of softmax(Q K^T / sqrt(d_k)) V for one sequence: 2 t_q t_k d_k + 2 t_q t_k d_v.
 
     Q K^T: t_q t_k d_k multiply-adds; weights @ V: t_q t_k d_v multiply-adds.
@@ -167,11 +170,11 @@ def dot_product_attention_flops(t_q: object, t_k: object, d_k: object, d_v: obje
     return _dot_product_attention(_size("t_q", t_q), _size("t_k", t_k), _size("d_k", d_k), _size("d_v", d_v))
 
 
-def _dot_product_attention(t_q: object, t_k: object, d_k: object, d_v: object) -> object:
+def _dot_product_attention(t_q: Size, t_k: Size, d_k: Size, d_v: Size) -> Size:
     return 2 * t_q * t_k * d_k + 2 * t_q * t_k * d_v  # the one formula: Q K^T, then weights @ V
 
 
-def _attention_parts(t_q: object, t_k: object, d: object, h: object = 1) -> dict[str, object]:
+def _attention_parts(t_q: Size, t_k: Size, d: Size, h: Size = 1) -> dict[str, Size]:
     core = _dot_product_attention(t_q, t_k, d, d)  # h heads of width D/h together
     return {
         "projections": 2 * (2 * t_q + 2 * t_k) * d * d,
@@ -181,7 +184,7 @@ def _attention_parts(t_q: object, t_k: object, d: object, h: object = 1) -> dict
     }
 
 
-def attention_flops(t_q: object, t_k: object, d_model: object, n_heads: object = 1) -> dict[str, object]:
+def attention_flops(t_q: Size, t_k: Size, d_model: Size, n_heads: Size = 1) -> dict[str, Size]:
     """Matrix-product FLOPs of one multi-head attention layer, by part (biases left out).
 
     ``"projections"``: W^Q and W^O on t_q rows, W^K and W^V on t_k rows, 2 D^2 each;
@@ -192,7 +195,7 @@ def attention_flops(t_q: object, t_k: object, d_model: object, n_heads: object =
     return _attention_parts(t_q, t_k, d, _size("n_heads", n_heads))
 
 
-def self_attention_flops(n: object, d: object, output_projection: bool = False) -> object:
+def self_attention_flops(n: Size, d: Size, output_projection: bool = False) -> Size:
     """Matrix-product FLOPs of single-head self-attention with d x d projections W_Q, W_K, W_V.
 
     Three projections of n rows (2 n d^2 each) plus the attention itself (4 n^2 d);
@@ -203,7 +206,7 @@ def self_attention_flops(n: object, d: object, output_projection: bool = False) 
     return parts["projections"] - without_output + parts["scores"] + parts["weighted values"]
 
 
-def additive_attention_flops(t_q: object, t_k: object, d_q: object, d_k: object, hidden: object, d_v: object) -> object:
+def additive_attention_flops(t_q: Size, t_k: Size, d_q: Size, d_k: Size, hidden: Size, d_v: Size) -> Size:
     """Matrix-product FLOPs of additive attention w^T tanh(W_q q + W_k k), weights @ V.
 
     W_q on every query and W_k on every key (each once: Bahdanau et al. note
@@ -215,17 +218,17 @@ def additive_attention_flops(t_q: object, t_k: object, d_q: object, d_k: object,
     return projections + dot_product_attention_flops(t_q, t_k, hidden, d_v)
 
 
-def additive_elementwise_ops(t_q: object, t_k: object, hidden: object) -> object:
+def additive_elementwise_ops(t_q: Size, t_k: Size, hidden: Size) -> Size:
     """Element-wise operations additive attention adds on top: the broadcast sum and the tanh."""
     return 2 * _size("t_q", t_q) * _size("t_k", t_k) * _size("hidden", hidden)
 
 
-def windowed_attention_flops(n: object, radius: object, d_k: object, d_v: object) -> object:
+def windowed_attention_flops(n: Size, radius: Size, d_k: Size, d_v: Size) -> Size:
     """Each query attends to the 2r + 1 keys around it (padded at the ends): 2 n (2r+1)(d_k + d_v)."""
     return dot_product_attention_flops(n, 2 * _size("radius", radius, 0) + 1, d_k, d_v)
 
 
-def linear_attention_flops(n: object, d_k: object, d_v: object) -> object:
+def linear_attention_flops(n: Size, d_k: Size, d_v: Size) -> Size:
     """phi(Q) (phi(K)^T V) and the normaliser phi(Q) (phi(K)^T 1): 4 n d_k d_v + 2 n d_k.
 
     The sum phi(K)^T 1 is a reduction, not a matrix product, and is not counted.
@@ -239,7 +242,7 @@ def linear_attention_flops(n: object, d_k: object, d_v: object) -> object:
 # --------------------------------------------------------------------------
 
 
-def encoder_layer_flops(n: object, d_model: object, d_ff: object) -> dict[str, object]:
+def encoder_layer_flops(n: Size, d_model: Size, d_ff: Size) -> dict[str, Size]:
     """Forward matrix-product FLOPs of one encoder layer on one sequence of n positions, by part.
 
     ``"projections"`` 8 n D^2 (W^Q, W^K, W^V, W^O), ``"ffn"`` 4 n D F, ``"attention"``
@@ -252,7 +255,7 @@ def encoder_layer_flops(n: object, d_model: object, d_ff: object) -> dict[str, o
     return parts
 
 
-def decoder_layer_flops(t: object, s: object, d_model: object, d_ff: object) -> dict[str, object]:
+def decoder_layer_flops(t: Size, s: Size, d_model: Size, d_ff: Size) -> dict[str, Size]:
     """Forward matrix-product FLOPs of one decoder layer: t target positions, s source positions.
 
     The causal mask saves nothing: the full t x t score matrix is computed.
@@ -263,7 +266,7 @@ def decoder_layer_flops(t: object, s: object, d_model: object, d_ff: object) -> 
     return _decoder_parts(_size("t", t), _size("s", s), _size("d_model", d_model), _size("d_ff", d_ff))
 
 
-def _decoder_parts(t: object, s: object, d: object, f: object) -> dict[str, object]:
+def _decoder_parts(t: Size, s: Size, d: Size, f: Size) -> dict[str, Size]:
     self_attn, cross_attn = _attention_parts(t, t, d), _attention_parts(t, s, d)
     parts = {
         "projections": self_attn["projections"] + cross_attn["projections"],
@@ -275,15 +278,15 @@ def _decoder_parts(t: object, s: object, d: object, f: object) -> dict[str, obje
 
 
 def transformer_forward_flops(
-    src_len: object,
-    tgt_len: object,
-    d_model: object,
-    d_ff: object,
-    n_encoder_layers: object,
-    n_decoder_layers: object,
-    vocab_size: object,
-    batch: object = 1,
-) -> object:
+    src_len: Size,
+    tgt_len: Size,
+    d_model: Size,
+    d_ff: Size,
+    n_encoder_layers: Size,
+    n_decoder_layers: Size,
+    vocab_size: Size,
+    batch: Size = 1,
+) -> Size:
     """Forward matrix-product FLOPs of ``Transformer.forward`` on a batch: encoder, decoder, output projection.
 
     The output projection maps every target position to V logits (2 T D V); the
@@ -298,9 +301,7 @@ def transformer_forward_flops(
     return b * (encoder + decoder + 2 * t * d * v)
 
 
-def matmul_weights(
-    d_model: object, d_ff: object, n_encoder_layers: object, n_decoder_layers: object, vocab_size: object
-) -> object:
+def matmul_weights(d_model: Size, d_ff: Size, n_encoder_layers: Size, n_decoder_layers: Size, vocab_size: Size) -> Size:
     """Entries of every weight matrix used in a matrix product: the parameters without biases and LayerNorms.
 
     The tied V x D matrix counts once, as the output projection (its use as the
@@ -313,12 +314,12 @@ def matmul_weights(
     return n_enc * (4 * d**2 + 2 * d * f) + n_dec * (8 * d**2 + 2 * d * f) + _size("vocab_size", vocab_size) * d
 
 
-def kaplan_training_flops(n_params: object, tokens: object) -> object:
+def kaplan_training_flops(n_params: Size, tokens: Size) -> Size:
     """C = 6 N D: 2 N FLOPs per token forward, 4 N backward (Kaplan et al. 2020, §2.1)."""
     return 6 * _size("n_params", n_params) * _size("tokens", tokens)
 
 
-def hardware_flops(seconds: object, n_gpus: object, flops_per_gpu: object) -> object:
+def hardware_flops(seconds: Size, n_gpus: Size, flops_per_gpu: Size) -> Size:
     """The paper's way of estimating training cost (§6.1): time x number of GPUs x sustained FLOPS per GPU."""
     return (
         _positive_number("seconds", seconds)
@@ -333,14 +334,14 @@ def hardware_flops(seconds: object, n_gpus: object, flops_per_gpu: object) -> ob
 
 
 def decoding_step_flops(
-    t: object,
-    src_len: object,
-    d_model: object,
-    d_ff: object,
-    n_decoder_layers: object,
-    vocab_size: object,
+    t: Size,
+    src_len: Size,
+    d_model: Size,
+    d_ff: Size,
+    n_decoder_layers: Size,
+    vocab_size: Size,
     cached: bool = False,
-) -> object:
+) -> Size:
     """FLOPs of the decoding step that predicts token t from a prefix of t tokens (<bos> included).
 
     ``cached=False`` is :func:`transformer_lib.greedy_decode` without a cache: the
@@ -372,16 +373,16 @@ def decoding_step_flops(
 
 
 def greedy_decode_flops(
-    src_len: object,
-    out_len: object,
-    d_model: object,
-    d_ff: object,
-    n_encoder_layers: object,
-    n_decoder_layers: object,
-    vocab_size: object,
-    batch: object = 1,
+    src_len: Size,
+    out_len: Size,
+    d_model: Size,
+    d_ff: Size,
+    n_encoder_layers: Size,
+    n_decoder_layers: Size,
+    vocab_size: Size,
+    batch: Size = 1,
     cached: bool = False,
-) -> object:
+) -> Size:
     """Total FLOPs of greedy decoding of ``out_len`` tokens: the encoder once plus every step.
 
     Step t = 1 .. L sees a prefix of t tokens; a step's cost is a polynomial
@@ -409,14 +410,14 @@ def greedy_decode_flops(
     return _expanded(_size("batch", batch) * (encoder + memory_kv + steps))
 
 
-def kv_cache_numbers(n_decoder_layers: object, d_model: object, tgt_len: object, src_len: object = 0) -> object:
+def kv_cache_numbers(n_decoder_layers: Size, d_model: Size, tgt_len: Size, src_len: Size = 0) -> Size:
     """Numbers a key/value cache holds for one sequence: 2 N D per target position (self-attention
     keys and values) plus 2 N D per source position (cross-attention keys and values, computed once)."""
     n_dec, d = _size("n_decoder_layers", n_decoder_layers, 0), _size("d_model", d_model)
     return 2 * n_dec * d * (_size("tgt_len", tgt_len, 0) + _size("src_len", src_len, 0))
 
 
-def attention_weight_bytes(batch: object, n_heads: object, t_q: object, t_k: object, bytes_per_number: object = 4) -> object:
+def attention_weight_bytes(batch: Size, n_heads: Size, t_q: Size, t_k: Size, bytes_per_number: Size = 4) -> Size:
     """Memory of one layer's attention weights, B H T_q T_k numbers (4 bytes each in float32)."""
     return (
         _size("batch", batch)

@@ -12,6 +12,8 @@ Book: chapter 2.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from ..counting import (
@@ -40,7 +42,7 @@ def _dot(a: sp.Matrix, b: sp.Matrix) -> sp.Expr:
     return (a.T * b)[0, 0]
 
 
-def _vector(name: str, n: int, **assumptions: bool) -> sp.Matrix:
+def _vector(name: str, n: int, **assumptions: Any) -> sp.Matrix:
     return symbol_vector(name, n, **assumptions)
 
 

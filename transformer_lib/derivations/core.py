@@ -42,6 +42,7 @@ import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import sympy as sp
 
@@ -63,7 +64,7 @@ def _is_matrix(value: object) -> bool:
     return isinstance(value, sp.MatrixBase)
 
 
-def _sympify(value: object) -> object:
+def _sympify(value: Any) -> Any:
     return value if _is_matrix(value) else sp.sympify(value)
 
 
@@ -77,14 +78,14 @@ def _free_symbols(*values: object) -> set[sp.Symbol]:
     return symbols
 
 
-def _entries(value: object) -> list[sp.Expr]:
+def _entries(value: Any) -> list[sp.Expr]:
     return list(value) if _is_matrix(value) else [value]
 
 
 _UNEVALUATED = (sp.Limit, sp.Sum, sp.Derivative)
 
 
-def _evaluate(value: object) -> object:
+def _evaluate(value: Any) -> Any:
     """Carry out unevaluated limits, sums and derivatives (kept unevaluated until the check)."""
     if _is_matrix(value):
         return value.applyfunc(lambda entry: entry.doit() if entry.has(*_UNEVALUATED) else entry)

@@ -91,3 +91,12 @@ def test_bad_input_is_named():
         claims.Audit().unsourced("000", "x", reason=" ")
     with pytest.raises(ValueError, match="word must be one of"):
         claims.Audit().where("correct")
+
+
+def test_huge_and_tiny_numbers_print_in_scientific_notation():
+    audit = claims.Audit()
+    audit.check("Table 2", "cost", claimed=3.3e18, computed=3.2832e18, rule=claims.close(rel=0.02))
+    audit.check("000", "tail", claimed=0.0, computed=2.66e-5, rule=claims.close(abs=1e-4))
+    text = str(audit)
+    assert "claimed 3.300e+18 · computed 3.283e+18" in text
+    assert "computed 2.660e-05" in text

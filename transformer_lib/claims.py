@@ -176,8 +176,8 @@ def _show(value: Any, digits: int) -> str:
         except (ValueError, RuntimeError):
             pass
     if isinstance(value, float):
-        if value != 0 and math.fabs(value) < 10 ** (-digits):
-            return f"{value:.{max(digits - 1, 1)}e}"  # a small number keeps its significant digits
+        if value != 0 and (math.fabs(value) < 10 ** (-digits) or math.fabs(value) >= 1e9):
+            return f"{value:.{max(digits - 1, 1)}e}"  # a small or huge number keeps its significant digits
         text = f"{round(value, digits) + 0.0:.{digits}f}"  # + 0.0: never "-0.0"
         return text.rstrip("0").rstrip(".") if "." in text else text
     return str(value)

@@ -111,19 +111,20 @@ lab: setup
 	$(BIN)/jupyter lab book/
 
 # Every benchmarks/*.py (not the _helpers), one after another; what they print (the ratios) also goes to
-# benchmarks/results.txt, replaced only when every script succeeded. Quick look: make bench BENCH_ARGS="--rounds 3"
+# benchmarks/results.txt, replaced only when every script succeeded (the numbers are this machine's). Quick look: make bench BENCH_ARGS="--rounds 3"
 BENCHMARKS := $(sort $(filter-out benchmarks/_%,$(wildcard benchmarks/*.py)))
 BENCH_ARGS ?=
 bench: setup
-	@tmp=benchmarks/results.txt.partial; \
+	@tmp=$$(mktemp); \
 	printf '# make bench on %s: %s, %s CPUs, torch %s\n' "$$(date -u +%Y-%m-%dT%H:%MZ)" "$$(uname -m)" "$$(nproc)" \
 		"$$($(BIN)/python -c 'import torch; print(torch.__version__)')" > $$tmp; \
 	for script in $(BENCHMARKS); do \
 		printf '\n## %s %s\n' "$$script" "$(BENCH_ARGS)" | tee -a $$tmp; \
-		$(BIN)/python $$script $(BENCH_ARGS) > $$tmp.one 2>&1; status=$$?; tee -a $$tmp < $$tmp.one; rm -f $$tmp.one; \
-		if [ $$status -ne 0 ]; then echo "$$script failed (exit status $$status); benchmarks/results.txt not updated"; exit 1; fi; \
+		{ $(BIN)/python $$script $(BENCH_ARGS); echo $$? > $$tmp.status; } 2>&1 | tee -a $$tmp; \
+		status=$$(cat $$tmp.status); rm -f $$tmp.status; \
+		if [ "$$status" -ne 0 ]; then rm -f $$tmp; echo "$$script failed (exit status $$status): results.txt not updated"; exit 1; fi; \
 	done; \
-	mv $$tmp benchmarks/results.txt; echo "written to benchmarks/results.txt"
+	mv $$tmp benchmarks/results.txt && chmod 644 benchmarks/results.txt && echo "written to benchmarks/results.txt"
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

@@ -100,6 +100,26 @@ def test_a_step_acting_on_a_symbol_absent_from_its_expression_is_rejected():
     assert honest.holds() and not honest.problems()
 
 
+def test_a_sign_stated_but_not_checked_is_rejected():
+    """The old attention_convexity said "0 < s_1 < 1" and ">= 0" but checked only an equality."""
+    z = sp.Matrix(sp.symbols("z1:4", real=True))
+    s = z.applyfunc(sp.exp) / sum(z.applyfunc(sp.exp))
+    old = Step(
+        "s_1 = 1 / (1 + sum_{k != 1} exp(z_k - z_1)): a denominator > 1, so 0 < s_1 < 1",
+        s[0],
+        1 / (1 + sp.exp(z[1] - z[0]) + sp.exp(z[2] - z[0])),
+    )
+    assert old.holds()  # the equality is true; the claim it prints was never checked
+    assert any("sign or bound" in p for p in old.problems())
+    assert set(old.unchecked_signs()) >= {"0 < s_1", "< 1"}
+    assert not Step.inequality("0 < s_1", s[0], ">", 0).unchecked_signs()  # an inequality checks its own
+    c = sp.Symbol("c", positive=True)
+    assumption = Step.identity("for c > 0: sqrt(c^2) = c", sp.sqrt(c**2) + c, 2 * c)  # an assumption, not a claim
+    assert not assumption.unchecked_signs()
+    cited = Step("KL(q || p), which Gibbs' inequality makes >= 0 (not checked here)", c + c, 2 * c)
+    assert not cited.unchecked_signs()
+
+
 def test_kinds_must_match_the_expressions():
     x = sp.Symbol("x", real=True)
     assert Step.identity("no symbols", sp.Integer(2) + 2, 4).problems()  # arithmetic, not an identity

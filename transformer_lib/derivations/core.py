@@ -59,6 +59,9 @@ _NEGATION = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "==": "=="}
 #: width of a printed report line: the book's column is narrow
 REPORT_WIDTH = 90
 
+#: a sign or bound stated in a claim's text: "x > 0", "s_1 < 1", "0 < s_1" (not "->")
+_SIGN = re.compile(r"(?:([\w^()]+)\s*)?(?<!-)(>=|<=|>|<)\s*([01])\b(?!\.)|\b0\s*(<|<=)\s*([\w^]+)")
+
 
 def _is_matrix(value: object) -> bool:
     return isinstance(value, sp.MatrixBase)
@@ -304,6 +307,26 @@ class Step:
             found.append(f"kind {self.kind!r} with relation {self.relation!r}")
         if self.kind == NUMERICAL and not self.samples:
             found.append("numerical check without samples")
+        unchecked = self.unchecked_signs()
+        if unchecked:
+            found.append(f"states a sign or bound it does not check: {unchecked} (use Step.inequality, or say 'not checked')")
+        return found
+
+    def unchecked_signs(self) -> list[str]:
+        """Signs and bounds in the claim's text ("s_1 > 0", "0 < s_1 < 1") that this step does not check.
+
+        An inequality step checks its own; "x > 0" where x is a symbol of the step declared positive
+        (nonnegative, negative) states an assumption; a claim that says "not checked" is honest about it.
+        """
+        if self.kind == INEQUALITY or "not checked" in self.claim:
+            return []
+        symbols = {str(s): s for s in _free_symbols(self.lhs, self.rhs, self.operand)}
+        found = []
+        for match in _SIGN.finditer(self.claim):
+            symbol = symbols.get((match.group(1) or match.group(5) or "").strip("()"))
+            if symbol is not None and (symbol.is_positive or symbol.is_nonnegative or symbol.is_negative):
+                continue
+            found.append(match.group(0))
         return found
 
     def perturbed(self) -> Step:

@@ -207,7 +207,8 @@ def adam_first_step() -> Derivation:
             "as eps -> 0 it is lr g / |g| = lr sign(g): the step size does not depend on |g|", update, eps, 0, lr * g / sp.Abs(g)
         ),
         Step.identity(
-            "the weights (1 - beta) beta^t of an exponential average sum to 1 for 0 < beta < 1 (beta = 1 / (1 + r), r > 0)",
+            "the weights (1 - beta) beta^t of an exponential average sum to 1 for every beta in (0, 1), "
+            "written beta = 1 / (1 + r) with r > 0",
             sp.Sum((1 - beta_r) * beta_r**t, (t, 0, sp.oo)),
             1,
         ),

@@ -94,7 +94,8 @@ def main() -> None:
     with torch.no_grad():
         ours.eval(), theirs.eval()
         b = batches[0]
-        difference = (ours(b.src, b.tgt_in, b.src_mask, b.tgt_mask) - theirs(b.src, b.tgt_in, *torch_inputs[0])).abs()
+        ours_logits = ours(b.src, b.tgt_in, src_mask=b.src_mask, tgt_mask=b.tgt_mask)
+        difference = (ours_logits - theirs(b.src, b.tgt_in, *torch_inputs[0])).abs()
         real = b.tgt_out != 0  # padded query rows differ by design (torch.nn lets them attend to nothing)
         print(f"same function: max |logits difference| on real positions {difference[real].max():.2e}")
         ours.train(), theirs.train()
@@ -107,7 +108,7 @@ def main() -> None:
         batch = batches[counter["ours"] % len(batches)]
         counter["ours"] += 1
         opt_ours.zero_grad(set_to_none=True)
-        logits = ours(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)
+        logits = ours(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
         (loss_fn(logits, batch.tgt_out) / batch.n_tgt_tokens).backward()
         opt_ours.step()
 

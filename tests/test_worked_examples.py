@@ -40,7 +40,7 @@ def test_load_linear_refuses_a_nonzero_bias_for_a_bias_free_layer():
     linear = nn.Linear(2, 2, bias=False)
     wx.load_linear(linear, torch.eye(2), None)
     wx.load_linear(linear, torch.eye(2), torch.zeros(2))  # zeros are fine
-    with pytest.raises(ValueError, match="non-zero bias was given for weight"):
+    with pytest.raises(ValueError, match="non-zero bias given for weight"):
         wx.load_linear(linear, torch.eye(2), torch.ones(2))
 
 
@@ -152,7 +152,7 @@ def test_other_shape_and_type_errors():
         wx.load_attention(nn.MultiheadAttention(4, 2), *[torch.eye(4)] * 4)
     with pytest.raises(TypeError, match="W_q must be a matrix of real numbers, got str"):
         wx.load_attention(tl.MultiHeadAttention(4, 2), "eye", *[torch.eye(4)] * 3)
-    with pytest.raises(TypeError, match=r"linear must be a torch\.nn\.Linear"):
+    with pytest.raises(TypeError, match=r"linear must be an nn\.Linear"):
         wx.load_linear(tl.MultiHeadAttention(4, 2), torch.eye(4))
 
 

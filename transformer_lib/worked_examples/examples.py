@@ -103,22 +103,28 @@ class Example000:
 EXAMPLE_000 = Example000()
 
 
-def build_model_000(example: Example000 = EXAMPLE_000, dtype: torch.dtype = torch.float64) -> Transformer:
+def build_model_000(
+    example: Example000 = EXAMPLE_000,
+    dtype: torch.dtype = torch.float64,
+) -> Transformer:
     """The library's ``Transformer`` with every weight of source 000's example loaded.
 
-    The source gives weights for the encoder only and says the decoder works
-    "the same way". The stated choice here: every attention module of the
-    decoder (masked self-attention and cross-attention) uses the encoder's
-    W_q = W_k = W_v and W_o, and the decoder's FFN uses W1, W2. All biases are
-    zero, every LayerNorm has gamma = 1, beta = 0, eps = 1e-6.
+    The source gives weights for the encoder; for the decoder it says that the
+    self-attention projects with "the same W_q, W_k, W_v as the encoder" (§8.3.1)
+    and that the FFN is the encoder's (§8.3.3), and gives nothing else. The stated
+    choice here: every attention module of the decoder (masked self-attention and
+    cross-attention) uses the encoder's W_q = W_k = W_v and W_o, and the decoder's
+    FFN uses W1, W2. All biases are zero, every LayerNorm has gamma = 1, beta = 0,
+    eps = 1e-6.
     """
     model = Transformer(example.config()).to(dtype).eval()
     refresh_sinusoidal_tables(model)
-    load_embedding(model.src_embed, example.embedding)  # shared with tgt_embed and the output projection
-    attentions = [model.encoder.layers[0].self_attn, model.decoder.layers[0].self_attn, model.decoder.layers[0].cross_attn]
-    for mha in attentions:
+    # one matrix: shared with tgt_embed and the output projection
+    load_embedding(model.src_embed, example.embedding)
+    encoder, decoder = model.encoder.layers[0], model.decoder.layers[0]
+    for mha in (encoder.self_attn, decoder.self_attn, decoder.cross_attn):
         load_attention(mha, example.W_qkv, example.W_qkv, example.W_qkv, example.W_o)
-    for layer in (model.encoder.layers[0], model.decoder.layers[0]):
+    for layer in (encoder, decoder):
         load_feed_forward(layer.ffn, example.W1, None, example.W2, None)
     for module in model.modules():
         if isinstance(module, nn.LayerNorm):

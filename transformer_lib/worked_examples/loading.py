@@ -52,28 +52,37 @@ def _copy(parameter: Tensor, value: Tensor) -> None:
     parameter.copy_(value.to(dtype=parameter.dtype, device=parameter.device))
 
 
-def load_linear(linear: nn.Linear, weight: Any, bias: Any = None, *, name: str = "weight") -> None:
-    """Set ``linear`` so that it computes ``x @ weight + bias`` (the sources' convention).
+def load_linear(
+    linear: nn.Linear,
+    weight: Any,
+    bias: Any = None,
+    *,
+    name: str = "weight",
+) -> None:
+    """Set ``linear`` to compute ``x @ weight + bias`` (the sources' convention).
 
     Args:
         linear: an ``nn.Linear(in_features, out_features)``.
-        weight: (in_features, out_features), as written in the sources; stored transposed.
-        bias: (out_features,), or None for zeros (ignored shape check if ``linear`` has no bias
-            and ``bias`` is None; a non-zero bias for a bias-free layer is an error).
+        weight: (in_features, out_features), as the sources write it; stored transposed.
+        bias: (out_features,), or None for zeros (for a layer without bias, None or
+            zeros; a non-zero bias for a bias-free layer is an error).
         name: the argument name used in error messages.
 
     Shape: weight (in, out) -> ``linear.weight`` (out, in).
     """
     if not isinstance(linear, nn.Linear):
-        raise TypeError(f"linear must be a torch.nn.Linear, got {type(linear).__name__}")
+        raise TypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
     n_in, n_out = linear.in_features, linear.out_features
     w = _matrix(name, weight, (n_in, n_out), "(in_features, out_features)")
     _copy(linear.weight, w.T)
     if linear.bias is None:
         if bias is not None and bool(_to_float64(f"bias of {name}", bias).ne(0).any()):
-            raise ValueError(f"a non-zero bias was given for {name}, but the layer was built with bias=False")
+            raise ValueError(f"non-zero bias given for {name}; the layer has bias=False")
         return
-    b = torch.zeros(n_out, dtype=torch.float64) if bias is None else _matrix(f"bias of {name}", bias, (n_out,), "(out_features,)")
+    if bias is None:
+        b = torch.zeros(n_out, dtype=torch.float64)
+    else:
+        b = _matrix(f"bias of {name}", bias, (n_out,), "(out_features,)")
     _copy(linear.bias, b)
 
 

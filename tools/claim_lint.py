@@ -76,7 +76,7 @@ _REFERENCE_BEFORE = re.compile(
     r"python|torch|pytorch|jupyter book|layer|layers|head|heads|stop|issue|rule|column|columns|cell|cells)[\s.:(]*$",
     re.IGNORECASE,
 )
-_CITED_SENTENCE = re.compile(r"\{cite[\w:]*\}|§|\bTable \d|\bEq\. \d|\bpaper\b|\bthe paper's\b", re.IGNORECASE)
+_CITED_SENTENCE = re.compile(r"\{cite[\w:]*\}|§|\bTable \d|\bEq\. \d|\bSection \d|\bpaper\b|\bthe paper's\b", re.IGNORECASE)
 
 
 def _normalise(number: str) -> str:

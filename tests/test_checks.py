@@ -135,7 +135,6 @@ def test_wrong_value_is_a_value_error_naming_the_argument(call, make, name):
 
 # --- the same rule in the modules of the model (LIBAPI's, routed through _checks) --------------------------------
 
-LIBAPI_REQUEST = "requested from LIBAPI in /tmp/team/REQUESTS.md; remove this mark when it lands"
 
 MODEL_MISTAKES = [
     # (call, make, exception, argument name); each was a different exception, or none, before
@@ -148,21 +147,18 @@ MODEL_MISTAKES = [
         lambda: tl.length_penalty(3, -1),
         ValueError,
         "alpha",
-        marks=pytest.mark.xfail(strict=True, reason=LIBAPI_REQUEST),
     ),  # accepted
     pytest.param(
         "noam_lr(1.0, 512)",
         lambda: tl.noam_lr(1.0, 512),
         TypeError,
         "step",
-        marks=pytest.mark.xfail(strict=True, reason=LIBAPI_REQUEST),
     ),  # ValueError
     pytest.param(
         "make_cell('gru', 4.0, 8)",
         lambda: tl.make_cell("gru", 4.0, 8),
         TypeError,
         "input_size",
-        marks=pytest.mark.xfail(strict=True, reason=LIBAPI_REQUEST),
     ),  # ValueError
 ]
 

@@ -185,7 +185,7 @@ def test_cell_bad_input():
 def test_construction_bad_input():
     with pytest.raises(ValueError, match="hidden_size must be a positive int"):
         tl.ElmanCell(D_IN, 0)
-    with pytest.raises(ValueError, match="input_size must be a positive int"):
+    with pytest.raises(TypeError, match=r"input_size must be an int, got float \(2.0\)"):
         tl.GRUCell(2.0, H)
     with pytest.raises(ValueError, match="kind must be one of"):
         tl.make_cell("rnn", D_IN, H)

@@ -27,10 +27,10 @@ def test_noam_lr_is_equation_3():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     (dict(step=-1, d_model=8), r"step must be an int >= 0, got -1"),
-    (dict(step=1.5, d_model=8), r"step must be an int >= 0, got 1.5"),
+    (dict(step=-3, d_model=8), r"step must be an int >= 0, got -3"),
     (dict(step=1, d_model=0), r"d_model must be a positive int, got 0"),
     (dict(step=1, d_model=8, warmup=0), r"warmup must be a positive int"),
-    (dict(step=1, d_model=8, factor=0), r"factor must be a number > 0"),
+    (dict(step=1, d_model=8, factor=0), r"factor must be > 0, got 0"),
 ])
 def test_noam_lr_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -472,3 +472,10 @@ def test_the_default_batch_loss_is_the_paper_label_smoothing():
         losses[name] = tl.train(model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler,
                                 batch_loss=batch_loss, progress=False).losses
     assert losses["default"] == losses["explicit"]
+
+
+def test_noam_lr_wrong_types_are_type_errors():
+    with pytest.raises(TypeError, match=r"step must be an int, got float \(1.5\)"):
+        tl.noam_lr(1.5, 8)
+    with pytest.raises(TypeError, match=r"d_model must be an int, got float \(512.0\)"):
+        tl.noam_lr(1, 512.0)

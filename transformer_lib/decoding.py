@@ -151,7 +151,7 @@ def length_penalty(length: Tensor | int, alpha: float) -> Tensor:
 
     Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: chapter 10.
     """
-    return _lp(torch.as_tensor(length), alpha)
+    return _lp(torch.as_tensor(length), check_nonnegative("alpha", alpha))
 
 
 def sequence_log_prob(

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_mask, check_tensor, check_tokens
+from ._checks import check_float, check_mask, check_positive_int, check_tensor, check_tokens
 from .attention import AdditiveAttention
 
 # the autograd-graph tools moved to graphs.py; re-exported so that tl.rnn.<name> keeps working
@@ -36,9 +36,7 @@ LSTMState = tuple[Tensor, Tensor]
 
 
 def _check_size(name: str, value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value
+    return check_positive_int(name, value)
 
 
 def _check_kind(kind: object) -> str:
@@ -137,8 +135,7 @@ class LSTMCell(_RecurrentCell):
     def __init__(self, input_size: int, hidden_size: int, forget_bias: float | None = None) -> None:
         super().__init__(input_size, hidden_size)
         if forget_bias is not None:
-            if isinstance(forget_bias, bool) or not isinstance(forget_bias, (int, float)):
-                raise TypeError(f"forget_bias must be a float or None, got {type(forget_bias).__name__}")
+            check_float("forget_bias", forget_bias)
             forget = slice(hidden_size, 2 * hidden_size)  # blocks are (i, f, g, o)
             with torch.no_grad():
                 self.bias_ih[forget] = float(forget_bias)

@@ -30,6 +30,15 @@ from torch import Tensor, nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
+from ._checks import (
+    check_bool,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_nonnegative_int,
+    check_positive,
+    check_positive_int,
+)
 from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
 from .decoding import greedy_decode
@@ -55,13 +64,10 @@ def noam_lr(step: int, d_model: int, warmup: int = 4000, factor: float = 1.0) ->
 
     Paper: §5.3, Eq. 3. Book: chapter 10.
     """
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        raise ValueError(f"step must be an int >= 0, got {step!r}")
-    for name, value in (("d_model", d_model), ("warmup", warmup)):
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if not isinstance(factor, (int, float)) or not factor > 0:
-        raise ValueError(f"factor must be a number > 0, got {factor!r}")
+    check_nonnegative_int("step", step)
+    check_positive_int("d_model", d_model)
+    check_positive_int("warmup", warmup)
+    check_positive("factor", factor)
     if step == 0:
         return 0.0
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
@@ -127,12 +133,10 @@ class LabelSmoothingLoss(nn.Module):
 
     def __init__(self, vocab_size: int, smoothing: float = 0.1, ignore_index: int = -100, reduction: str = "mean"):
         super().__init__()
-        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size <= 0:
-            raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
-        if not isinstance(smoothing, (int, float)) or not 0.0 <= smoothing < 1.0:
-            raise ValueError(f"smoothing must be in [0, 1), got {smoothing!r}")
-        if reduction not in ("mean", "sum", "none"):
-            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        check_positive_int("vocab_size", vocab_size)
+        check_fraction("smoothing", smoothing)
+        check_int("ignore_index", ignore_index)
+        check_choice("reduction", reduction, ("mean", "sum", "none"))
         self.vocab_size = vocab_size
         self.smoothing = float(smoothing)
         self.ignore_index = ignore_index
@@ -272,11 +276,7 @@ def _sum_loss(loss_fn: Callable[[Tensor, Tensor], Tensor] | None, smoothing: flo
 
 
 def _check_smoothing(smoothing: object) -> float:
-    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)):
-        raise TypeError(f"smoothing must be a float in [0, 1), got {type(smoothing).__name__}")
-    if not 0.0 <= smoothing < 1.0:
-        raise ValueError(f"smoothing must be in [0, 1), got {smoothing!r}")
-    return float(smoothing)
+    return check_fraction("smoothing", smoothing)
 
 
 def seq2seq_loss(smoothing: float = 0.1, *, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None) -> BatchLoss:
@@ -640,13 +640,13 @@ def train(
     """
     from tqdm import tqdm
 
-    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    check_nonnegative_int("steps", steps)
     for name, value in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
-        if value is not None and (not isinstance(value, int) or value <= 0):
-            raise ValueError(f"{name} must be a positive int or None, got {value!r}")
-    if clip_grad_norm is not None and not clip_grad_norm > 0:
-        raise ValueError(f"clip_grad_norm must be > 0 or None, got {clip_grad_norm!r}")
+        if value is not None:
+            check_positive_int(name, value)
+    if clip_grad_norm is not None:
+        check_positive("clip_grad_norm", clip_grad_norm)
+    check_bool("resume", resume)
     if resume and checkpoint_dir is None:
         raise ValueError("resume=True needs checkpoint_dir, the folder holding checkpoint.pt")
     if batch_loss is not None and loss_fn is not None:

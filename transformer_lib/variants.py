@@ -21,7 +21,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_tensor, check_tokens
+from ._checks import check_float, check_int, check_positive, check_positive_int, check_tensor, check_tokens
 from .attention import KVCache
 from .config import TransformerConfig
 from .model import Decoder, Encoder, check_config, output_projection, positional_layer
@@ -87,12 +87,9 @@ def mask_tokens(
     check_tokens("tokens", tokens, vocab_size)
     if not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
-    if not 0.0 < p <= 1.0:
-        raise ValueError(f"p must be in (0, 1], got {p!r}")
-    for name, value in (("mask_id", mask_id), ("ignore_index", ignore_index)):
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if not 0 <= mask_id < vocab_size:
+    check_float("p", p, low=0.0, high=1.0, low_open=True)
+    check_int("ignore_index", ignore_index)
+    if not 0 <= check_int("mask_id", mask_id) < vocab_size:
         raise ValueError(f"mask_id must be a token id in [0, {vocab_size}), got {mask_id}")
     eligible = torch.ones_like(tokens, dtype=torch.bool)
     for special in special_ids:
@@ -125,8 +122,7 @@ class PatchEmbedding(nn.Module):
         super().__init__()
         sizes = {"image_size": image_size, "patch_size": patch_size, "in_channels": in_channels, "d_model": d_model}
         for name, value in sizes.items():
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_positive_int(name, value)
         if image_size % patch_size != 0:
             raise ValueError(f"image_size must be a multiple of patch_size: got image_size={image_size}, patch_size={patch_size}")
         self.image_size, self.patch_size, self.in_channels = image_size, patch_size, in_channels
@@ -158,8 +154,7 @@ class VisionTransformer(nn.Module):
     def __init__(self, config: TransformerConfig, image_size: int, patch_size: int, in_channels: int, n_classes: int) -> None:
         super().__init__()
         self.config = config = check_config(config)
-        if not isinstance(n_classes, int) or isinstance(n_classes, bool) or n_classes < 2:
-            raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+        check_int("n_classes", n_classes, low=2)
         self.patches = PatchEmbedding(image_size, patch_size, in_channels, config.d_model)
         self.class_token = nn.Parameter(torch.zeros(1, 1, config.d_model))
         self.positional = LearnedPositionalEncoding(config.d_model, self.patches.n_patches + 1, config.dropout)
@@ -186,9 +181,9 @@ def log_spectrogram(waveform: Tensor, n_fft: int = 64, hop_length: int = 32, eps
     Book: chapter 14.
     """
     check_tensor("waveform", waveform, "(B, L)", rank=2)
-    for name, value in (("n_fft", n_fft), ("hop_length", hop_length)):
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_positive_int("n_fft", n_fft)
+    check_positive_int("hop_length", hop_length)
+    check_positive("eps", eps)
     if waveform.shape[1] <= n_fft // 2:
         raise ValueError(f"waveform must have more than n_fft/2 = {n_fft // 2} samples, got {waveform.shape[1]}")
     window = torch.hann_window(n_fft, dtype=waveform.dtype, device=waveform.device)
@@ -221,8 +216,7 @@ class SpeechTransformer(nn.Module):
     def __init__(self, config: TransformerConfig, n_features: int) -> None:
         super().__init__()
         self.config = config = check_config(config)
-        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features <= 0:
-            raise ValueError(f"n_features must be a positive int, got {n_features!r}")
+        check_positive_int("n_features", n_features)
         self.n_features = n_features
         self.stem = nn.Sequential(
             nn.Conv1d(n_features, config.d_model, kernel_size=3, padding=1),

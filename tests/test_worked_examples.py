@@ -440,3 +440,21 @@ def test_plot_dataflow_draws_one_box_per_step():
     expected = {tuple(round(v, 3) for v in matplotlib.colors.to_rgb(wx.STEP_COLOURS[w])) for w in ("agrees", "wrong")}
     assert colours == expected
     plt.close(ax.figure)
+
+
+def test_printed_000_is_consistent_with_itself_where_the_source_is():
+    """The source's printed rows, typed once: checks that catch a typing slip in the data."""
+    P = wx.PRINTED_000
+    for head1, head2, concat in zip(P.head1, P.head2, P.concat, strict=True):
+        assert f"{head1} {head2}" == concat  # the printed Concat is the printed heads side by side
+    for row, scores in zip(P.masked_weights, P.masked_scores, strict=True):
+        assert len(row.split()) == len(scores.split()) == 4
+    rows = P.probabilities()
+    assert [round(sum(float(v) for v in row.split()), 2) for row in rows] == [1.03, 1.01, 1.02, 1.04]
+    assert rows[0].split()[4] == "0.94" and rows[3].split()[7] == "0.95"
+    assert [row.split()[2] for row in P.positions] == ["0", "0.001", "0.002", "0.003"]
+    embedding = torch.tensor(wx.EXAMPLE_000.embedding, dtype=F64)
+    positions = torch.tensor([[float(v) for v in row.split()] for row in P.positions], dtype=F64)
+    inputs = torch.tensor([[float(v) for v in row.split()] for row in P.inputs_src], dtype=F64)
+    torch.testing.assert_close(inputs, embedding[list(wx.EXAMPLE_000.src_ids)] + positions[:3])
+    assert len(P.sensitivity) == 8 and all(t > s for _, s, t in P.sensitivity)

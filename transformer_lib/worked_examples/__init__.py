@@ -50,7 +50,16 @@ from .exact import (
     matmul,
     simplified,
 )
-from .examples import EXAMPLE_000, EXAMPLE_003, Example000, Example003, build_model_000, build_model_003
+from .examples import (
+    EXAMPLE_000,
+    EXAMPLE_003,
+    PRINTED_000,
+    Example000,
+    Example003,
+    Printed000,
+    build_model_000,
+    build_model_003,
+)
 from .loading import (
     Call,
     load_attention,
@@ -75,6 +84,7 @@ __all__ = [
     "INHERITED",
     "INTRODUCED",
     "NOT_DERIVABLE",
+    "PRINTED_000",
     "SEVERITY",
     "STATUSES",
     "STEP_COLOURS",
@@ -83,6 +93,7 @@ __all__ = [
     "Call",
     "Example000",
     "Example003",
+    "Printed000",
     "Row",
     "Values",
     "WorkedAudit",

@@ -103,6 +103,57 @@ class Example000:
 EXAMPLE_000 = Example000()
 
 
+@dataclass(frozen=True)
+class Printed000:
+    """The numbers that source 000 *prints* in its worked example (§8) and in §5.2.2, as text.
+
+    Kept as text, row by row, so that the number of printed digits is known (the rule
+    :func:`~transformer_lib.worked_examples.printed_digits` needs it). These are the source's
+    claims, not its givens (those are in :class:`Example000`); chapter 11 and the errata
+    appendix check them against the library.
+    """
+
+    positions: tuple[str, ...] = ("0 1 0 1", "0.84 0.54 0.001 1.0", "0.91 -0.42 0.002 1.0", "0.14 -0.99 0.003 1.0")
+    inputs_src: tuple[str, ...] = ("0.2 1.5 0.1 1.3", "1.24 0.64 0.601 1.2", "1.21 0.28 0.202 1.5")
+    inputs_tgt: tuple[str, ...] = ("0.1 1.3 0.4 1.2", "1.34 0.74 0.101 1.6", "1.11 0.18 0.302 1.1", "0.74 -0.89 0.503 1.3")
+    q: tuple[str, ...] = ("0.3 2.8 2.8 0.3", "1.841 1.84 1.84 1.841", "1.412 1.78 1.78 1.412")
+    scores: tuple[str, ...] = ("7.93 5.7043 5.4076", "5.7043 6.7746 5.874", "5.4076 5.874 5.162")
+    scaled: tuple[str, ...] = ("5.61 4.035 3.825", "4.035 4.791 4.155", "3.825 4.155 3.65")
+    weights: tuple[str, ...] = ("0.728 0.150 0.122", "0.145 0.510 0.345", "0.130 0.365 0.505")
+    head1: tuple[str, ...] = ("0.666 2.531", "1.52 1.81", "1.38 1.72")
+    head2: tuple[str, ...] = ("2.48 0.65", "1.79 1.53", "1.69 1.39")
+    concat: tuple[str, ...] = ("0.666 2.531 2.48 0.65", "1.52 1.81 1.79 1.53", "1.38 1.72 1.69 1.39")
+    multihead: tuple[str, ...] = ("0.658 2.505 2.505 0.658", "1.525 1.80 1.80 1.525", "1.385 1.705 1.705 1.385")
+    residual1: tuple[str, ...] = ("0.858 4.005 2.605 1.958", "2.765 2.44 2.401 2.725", "2.595 1.985 1.907 2.885")
+    norm1: tuple[str, ...] = ("-1.33 1.46 0.22 -0.35", "0.89 0.27 0.21 0.85", "0.63 -0.16 -0.26 1.05")
+    hidden: tuple[str, ...] = (" ".join(["-1.11", "1.11"] * 4), " ".join(["1.10", "1.12"] * 4), " ".join(["0.37", "0.89"] * 4))
+    relu: tuple[str, ...] = (" ".join(["0", "1.11"] * 4), " ".join(["1.10", "1.12"] * 4), " ".join(["0.37", "0.89"] * 4))
+    ffn: tuple[str, ...] = ("2.22 2.22 2.22 2.22", "4.44 4.44 4.44 4.44", "2.52 2.52 2.52 2.52")
+    residual2: tuple[str, ...] = ("0.89 3.68 2.44 1.87", "5.33 4.71 4.65 5.29", "3.15 2.36 2.26 3.57")
+    encoder: tuple[str, ...] = ("-1.25 1.32 0.35 -0.42", "1.05 0.48 0.42 1.01", "0.28 -0.31 -0.41 0.44")
+    masked_scores: tuple[str, ...] = ("3.2 -inf -inf -inf", "2.8 4.1 -inf -inf", "2.5 3.9 3.7 -inf", "2.1 3.5 3.3 4.5")
+    masked_weights: tuple[str, ...] = ("1.0 0 0 0", "0.18 0.82 0 0", "0.12 0.35 0.53 0", "0.08 0.22 0.25 0.45")
+    cross_weights: tuple[str, ...] = ("0.65 0.25 0.10", "0.15 0.70 0.15", "0.10 0.20 0.70", "0.08 0.12 0.80")
+    target_probabilities: tuple[str, ...] = ("0.94", "0.92", "0.93", "0.95")  # every other entry of a row: 0.01
+    mask_example_scores: tuple[str, ...] = ("1.2 0.8 0.5 0.3", "0.9 1.5 0.7 0.4", "0.6 0.9 1.8 0.6", "0.4 0.7 1.2 2.0")
+    mask_example_weights: tuple[str, ...] = ("1.0", "0.3 0.7", "0.1 0.2 0.7", "0.05 0.1 0.25 0.6")
+    # §9.2.1: (setting, LSTM BLEU, Transformer BLEU) for four learning rates and four dropout rates
+    sensitivity: tuple[tuple[str, float, float], ...] = (
+        ("lr 1e-5", 23.1, 25.8), ("lr 5e-5", 24.2, 27.5), ("lr 1e-4", 24.1, 28.2), ("lr 5e-4", 22.5, 27.1),
+        ("dropout 0.1", 24.0, 27.9), ("dropout 0.2", 24.5, 28.4), ("dropout 0.3", 23.8, 27.8), ("dropout 0.4", 22.9, 26.5),
+    )  # fmt: skip
+
+    def probabilities(self, vocab_size: int = 10, first_target: int = 4) -> tuple[str, ...]:
+        """The printed probability rows: the target's probability, 0.01 everywhere else."""
+        return tuple(
+            " ".join(p if j == first_target + i else "0.01" for j in range(vocab_size))
+            for i, p in enumerate(self.target_probabilities)
+        )
+
+
+PRINTED_000 = Printed000()
+
+
 def build_model_000(
     example: Example000 = EXAMPLE_000,
     dtype: torch.dtype = torch.float64,

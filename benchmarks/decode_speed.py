@@ -52,19 +52,26 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     parser.add_argument("--source-length", type=int, default=32)
     parser.add_argument("--output", type=Path, default=None, help="also write the results as JSON here")
-    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
-                        help="cpu: this thread's CPU time (robust on a shared machine; needs --threads 1); wall: perf_counter")
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="cpu: this thread's CPU time (robust on a shared machine; needs --threads 1); wall: perf_counter",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu measures one thread: use --threads 1, or --clock wall")
     clock = time.thread_time if args.clock == "cpu" else time.perf_counter
-    print(f"torch {torch.__version__}, {args.threads} thread(s), {args.clock} clock, batch 1, "
-          f"source {args.source_length} tokens, float32")
+    print(
+        f"torch {torch.__version__}, {args.threads} thread(s), {args.clock} clock, batch 1, "
+        f"source {args.source_length} tokens, float32"
+    )
     results = []
     for name in args.models:
-        config = tl.TransformerConfig.base(src_vocab_size=1000, tgt_vocab_size=1000, dropout=0.0,
-                                           max_len=max(args.lengths) + 1, **MODELS[name])
+        config = tl.TransformerConfig.base(
+            src_vocab_size=1000, tgt_vocab_size=1000, dropout=0.0, max_len=max(args.lengths) + 1, **MODELS[name]
+        )
         torch.manual_seed(0)
         model = tl.Transformer(config).eval()
         src = torch.randint(3, 1000, (1, args.source_length), generator=torch.Generator().manual_seed(1))
@@ -76,9 +83,11 @@ def main() -> None:
             same = torch.equal(run(True), run(False))  # also a warm-up of both paths
             result = time_pair(lambda: run(False), lambda: run(True), args.rounds, clock)
             results.append({"model": name, "tokens": length, "same_tokens": same, **result})
-            print(f"{name:24s} {length:4d} tokens: uncached {result['uncached_s']:7.3f} s, "
-                  f"cached {result['cached_s']:6.3f} s, speed-up {result['ratio']:5.1f}x, same tokens: {same}",
-                  flush=True)
+            print(
+                f"{name:24s} {length:4d} tokens: uncached {result['uncached_s']:7.3f} s, "
+                f"cached {result['cached_s']:6.3f} s, speed-up {result['ratio']:5.1f}x, same tokens: {same}",
+                flush=True,
+            )
     if args.output is not None:
         args.output.write_text(json.dumps(results, indent=2) + "\n")
 

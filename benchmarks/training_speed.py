@@ -48,8 +48,12 @@ class TorchSeq2Seq(nn.Module):
     def forward(self, src: Tensor, tgt: Tensor, src_padding: Tensor, tgt_padding: Tensor, causal: Tensor) -> Tensor:
         memory = self.encoder(self.embed(src), src_key_padding_mask=src_padding)
         out = self.decoder(
-            self.embed(tgt), memory, tgt_mask=causal, tgt_key_padding_mask=tgt_padding,
-            memory_key_padding_mask=src_padding, tgt_is_causal=True,
+            self.embed(tgt),
+            memory,
+            tgt_mask=causal,
+            tgt_key_padding_mask=tgt_padding,
+            memory_key_padding_mask=src_padding,
+            tgt_is_causal=True,
         )
         return out @ self.embedding.weight.T  # tied output projection, (B, T, V)
 
@@ -71,8 +75,15 @@ def main() -> None:
     torch.manual_seed(0)
 
     config = tl.TransformerConfig.base(
-        src_vocab_size=args.vocab, tgt_vocab_size=args.vocab, d_model=args.d_model, n_heads=args.heads, d_ff=args.d_ff,
-        n_encoder_layers=args.layers, n_decoder_layers=args.layers, dropout=args.dropout, max_len=args.length + 1,
+        src_vocab_size=args.vocab,
+        tgt_vocab_size=args.vocab,
+        d_model=args.d_model,
+        n_heads=args.heads,
+        d_ff=args.d_ff,
+        n_encoder_layers=args.layers,
+        n_decoder_layers=args.layers,
+        dropout=args.dropout,
+        max_len=args.length + 1,
     )
     ours = tl.Transformer(config)
     theirs = TorchSeq2Seq(ours)
@@ -81,8 +92,9 @@ def main() -> None:
     examples = []
     for _ in range(args.batch * 4):
         n_src, n_tgt = torch.randint(args.length // 2, args.length + 1, (2,)).tolist()
-        examples.append((tuple(torch.randint(4, args.vocab, (n_src,)).tolist()),
-                         tuple(torch.randint(4, args.vocab, (n_tgt - 1,)).tolist())))
+        examples.append(
+            (tuple(torch.randint(4, args.vocab, (n_src,)).tolist()), tuple(torch.randint(4, args.vocab, (n_tgt - 1,)).tolist()))
+        )
     batches = [tl.collate(examples[i : i + args.batch]) for i in range(0, len(examples), args.batch)]
     loss_fn = tl.LabelSmoothingLoss(args.vocab, 0.1, ignore_index=0, reduction="sum")
 

@@ -21,8 +21,17 @@ V = 11
 
 
 def _config(**changes):
-    values = dict(src_vocab_size=V, tgt_vocab_size=V, d_model=16, n_heads=2, d_ff=24, n_encoder_layers=2,
-                  n_decoder_layers=2, dropout=0.0, max_len=16)
+    values = dict(
+        src_vocab_size=V,
+        tgt_vocab_size=V,
+        d_model=16,
+        n_heads=2,
+        d_ff=24,
+        n_encoder_layers=2,
+        n_decoder_layers=2,
+        dropout=0.0,
+        max_len=16,
+    )
     values.update(changes)
     return tl.TransformerConfig(**values)
 
@@ -137,8 +146,7 @@ def test_layer_norm_eps_reaches_every_layer_norm(norm_first):
 def test_bias_false_removes_every_projection_bias():
     for bias in (True, False):
         model = tl.Transformer(_config(bias=bias))
-        linears = [m for name, m in model.named_modules()
-                   if isinstance(m, nn.Linear) and name != "output_projection"]
+        linears = [m for name, m in model.named_modules() if isinstance(m, nn.Linear) and name != "output_projection"]
         assert len(linears) == 2 * (4 + 2) + 2 * (8 + 2)  # encoder layers: 4 + 2, decoder layers: 8 + 2
         assert all((m.bias is not None) == bias for m in linears)
     D, F = 16, 24
@@ -213,8 +221,12 @@ def test_scale_embedding_multiplies_by_sqrt_d_model(scale):
     tokens = _inputs()[0]
     factor = math.sqrt(16) if scale else 1.0
     speech = tl.SpeechTransformer(config, n_features=3)
-    for model, embed in [(tl.Transformer(config), "src_embed"), (tl.DecoderOnlyLM(config), "embed"),
-                         (tl.EncoderOnlyLM(config), "embed"), (speech, "tgt_embed")]:
+    for model, embed in [
+        (tl.Transformer(config), "src_embed"),
+        (tl.DecoderOnlyLM(config), "embed"),
+        (tl.EncoderOnlyLM(config), "embed"),
+        (speech, "tgt_embed"),
+    ]:
         table = getattr(model, embed)
         torch.testing.assert_close(table(tokens), table.weight[tokens] * factor)
     a, b = _twins(_config(scale_embedding=True), _config(scale_embedding=False))

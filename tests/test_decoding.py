@@ -153,8 +153,9 @@ def test_beam_search_scores_at_least_greedy_on_the_random_model(model, src):
     mask = tl.padding_mask(src, PAD)
     greedy = tl.greedy_decode(model, src, 8, BOS, EOS, src_mask=mask)
     beam = tl.beam_search(model, src, 8, BOS, EOS, beam_size=4, length_penalty=0.0, src_mask=mask)
-    gain = (tl.sequence_log_prob(model, src, beam, BOS, EOS, src_mask=mask)
-            - tl.sequence_log_prob(model, src, greedy, BOS, EOS, src_mask=mask))
+    gain = tl.sequence_log_prob(model, src, beam, BOS, EOS, src_mask=mask) - tl.sequence_log_prob(
+        model, src, greedy, BOS, EOS, src_mask=mask
+    )
     assert bool((gain > -1e-5).all())
 
 
@@ -201,15 +202,25 @@ class FixedLM(nn.Module):
 @pytest.mark.parametrize("temperature", [0.5, 1.0, 2.0])
 def test_sampling_temperature_reshapes_the_distribution(temperature):
     logits = torch.tensor([0.0, 1.0, 2.0, 3.0])
-    draws = tl.sample(FixedLM(logits), torch.zeros(20000, 1, dtype=torch.long), 1, temperature=temperature,
-                      generator=torch.Generator().manual_seed(0))[:, 1]
+    draws = tl.sample(
+        FixedLM(logits),
+        torch.zeros(20000, 1, dtype=torch.long),
+        1,
+        temperature=temperature,
+        generator=torch.Generator().manual_seed(0),
+    )[:, 1]
     frequencies = torch.bincount(draws, minlength=4).float() / 20000
     torch.testing.assert_close(frequencies, (logits / temperature).softmax(-1), atol=0.015, rtol=0)
 
 
 def test_sampling_top_k_keeps_only_the_k_most_probable():
-    draws = tl.sample(FixedLM(torch.tensor([0.0, 1.0, 2.0, 3.0])), torch.zeros(2000, 1, dtype=torch.long), 1,
-                      top_k=2, generator=torch.Generator().manual_seed(0))[:, 1]
+    draws = tl.sample(
+        FixedLM(torch.tensor([0.0, 1.0, 2.0, 3.0])),
+        torch.zeros(2000, 1, dtype=torch.long),
+        1,
+        top_k=2,
+        generator=torch.Generator().manual_seed(0),
+    )[:, 1]
     assert set(draws.tolist()) == {2, 3}
 
 

@@ -15,8 +15,17 @@ V = 13
 
 
 def _config(norm_first=False, **changes):
-    return tl.TransformerConfig.tiny(src_vocab_size=V, tgt_vocab_size=V, d_model=32, n_heads=4, d_ff=64,
-                                     max_len=40, dropout=0.1, norm_first=norm_first, **changes)
+    return tl.TransformerConfig.tiny(
+        src_vocab_size=V,
+        tgt_vocab_size=V,
+        d_model=32,
+        n_heads=4,
+        d_ff=64,
+        max_len=40,
+        dropout=0.1,
+        norm_first=norm_first,
+        **changes,
+    )
 
 
 def _model(dtype, norm_first=False, seed=0):
@@ -135,8 +144,17 @@ def test_cached_decoding_does_the_flops_of_the_cost_formula(out_len):
     """FlopCounterMode on the explicit kernel equals tl.counting.greedy_decode_flops, cached and uncached."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    config = tl.TransformerConfig(src_vocab_size=50, tgt_vocab_size=50, d_model=32, n_heads=2, d_ff=64,
-                                  n_encoder_layers=2, n_decoder_layers=2, dropout=0.0, max_len=64)
+    config = tl.TransformerConfig(
+        src_vocab_size=50,
+        tgt_vocab_size=50,
+        d_model=32,
+        n_heads=2,
+        d_ff=64,
+        n_encoder_layers=2,
+        n_decoder_layers=2,
+        dropout=0.0,
+        max_len=64,
+    )
     model = tl.model.set_attention_kernel(tl.Transformer(config).eval(), "explicit")
     src = torch.randint(4, 50, (2, 7), generator=torch.Generator().manual_seed(0))
     for cached in (False, True):

@@ -119,9 +119,7 @@ def test_a_prefix_gives_the_same_logits_as_the_whole_sequence(case):
     src = torch.randint(1, VOCAB, (2, 4), generator=g)
     tgt = torch.randint(1, VOCAB, (2, T), generator=g)
     memory = model.encode(src)
-    torch.testing.assert_close(
-        model.decode(tgt[:, : t + 1], memory), model.decode(tgt, memory)[:, : t + 1], atol=1e-12, rtol=0
-    )
+    torch.testing.assert_close(model.decode(tgt[:, : t + 1], memory), model.decode(tgt, memory)[:, : t + 1], atol=1e-12, rtol=0)
     torch.testing.assert_close(lm(tgt[:, : t + 1]), lm(tgt)[:, : t + 1], atol=1e-12, rtol=0)
 
 

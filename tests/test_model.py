@@ -92,9 +92,12 @@ def test_capture_attention_records_every_module_and_removes_hooks():
     with tl.capture_attention(model) as maps:
         logits = model(src, tgt)
     assert set(maps) == {
-        "encoder.layers.0.self_attn", "encoder.layers.1.self_attn",
-        "decoder.layers.0.self_attn", "decoder.layers.0.cross_attn",
-        "decoder.layers.1.self_attn", "decoder.layers.1.cross_attn",
+        "encoder.layers.0.self_attn",
+        "encoder.layers.1.self_attn",
+        "decoder.layers.0.self_attn",
+        "decoder.layers.0.cross_attn",
+        "decoder.layers.1.self_attn",
+        "decoder.layers.1.cross_attn",
     }
     assert maps["decoder.layers.1.cross_attn"].shape == (2, 4, 4, 6)
     assert maps["decoder.layers.0.self_attn"][0, 0].triu(1).abs().sum() == 0  # causal
@@ -184,8 +187,10 @@ def test_decoder_combines_a_padding_tgt_mask_with_the_causal_mask():
 def test_one_output_projection_helper_ties_every_model():
     config = tl.TransformerConfig.tiny(share_embeddings=True)
     for model, embedding in [
-        (tl.Transformer(config), "tgt_embed"), (tl.DecoderOnlyLM(config), "embed"),
-        (tl.EncoderOnlyLM(config), "embed"), (tl.SpeechTransformer(config, n_features=4), "tgt_embed"),
+        (tl.Transformer(config), "tgt_embed"),
+        (tl.DecoderOnlyLM(config), "embed"),
+        (tl.EncoderOnlyLM(config), "embed"),
+        (tl.SpeechTransformer(config, n_features=4), "tgt_embed"),
     ]:
         assert model.output_projection.weight is getattr(model, embedding).weight
         assert model.output_projection.bias is None

@@ -25,13 +25,16 @@ def test_noam_lr_is_equation_3():
     assert max(range(len(rates)), key=rates.__getitem__) + 1 == w
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    (dict(step=-1, d_model=8), r"step must be an int >= 0, got -1"),
-    (dict(step=-3, d_model=8), r"step must be an int >= 0, got -3"),
-    (dict(step=1, d_model=0), r"d_model must be a positive int, got 0"),
-    (dict(step=1, d_model=8, warmup=0), r"warmup must be a positive int"),
-    (dict(step=1, d_model=8, factor=0), r"factor must be > 0, got 0"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(step=-1, d_model=8), r"step must be an int >= 0, got -1"),
+        (dict(step=-3, d_model=8), r"step must be an int >= 0, got -3"),
+        (dict(step=1, d_model=0), r"d_model must be a positive int, got 0"),
+        (dict(step=1, d_model=8, warmup=0), r"warmup must be a positive int"),
+        (dict(step=1, d_model=8, factor=0), r"factor must be > 0, got 0"),
+    ],
+)
 def test_noam_lr_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         tl.noam_lr(**kwargs)
@@ -74,11 +77,13 @@ def test_label_smoothing_target_distribution_and_gradient():
     loss_fn = tl.LabelSmoothingLoss(V, eps, ignore_index=0, reduction="sum")
     target = torch.tensor([3, 0, 1])
     q = loss_fn.target_distribution(target)
-    expected = torch.tensor([
-        [eps / V, eps / V, eps / V, 1 - eps + eps / V, eps / V],
-        [0.0] * V,  # padding: no target at all
-        [eps / V, 1 - eps + eps / V, eps / V, eps / V, eps / V],
-    ])
+    expected = torch.tensor(
+        [
+            [eps / V, eps / V, eps / V, 1 - eps + eps / V, eps / V],
+            [0.0] * V,  # padding: no target at all
+            [eps / V, 1 - eps + eps / V, eps / V, eps / V, eps / V],
+        ]
+    )
     torch.testing.assert_close(q, expected)
     logits = torch.randn(3, V, dtype=torch.float64, requires_grad=True)
     loss = loss_fn(logits, target)
@@ -133,8 +138,18 @@ def _setup(dropout=0.1, d_model=32, seed=0):
 def _run(steps, out=None, resume=False, eval_fn=None, **kwargs):
     model, optimizer, scheduler = _setup(**kwargs)
     batches = TASK.batches(120, seed=1)
-    history = tl.train(model, optimizer, batches, steps, scheduler=scheduler, checkpoint_dir=out,
-                       resume=resume, eval_fn=eval_fn, eval_every=3, progress=False)
+    history = tl.train(
+        model,
+        optimizer,
+        batches,
+        steps,
+        scheduler=scheduler,
+        checkpoint_dir=out,
+        resume=resume,
+        eval_fn=eval_fn,
+        eval_every=3,
+        progress=False,
+    )
     return model, history
 
 
@@ -162,8 +177,17 @@ def test_resume_with_a_callable_and_a_generator(tmp_path):
             picks = torch.randint(len(examples), (16,), generator=generator).tolist()
             return tl.collate([examples[i] for i in picks], vocab_size=len(TASK.vocab))
 
-        return tl.train(model, optimizer, batches, steps, scheduler=scheduler, checkpoint_dir=tmp_path,
-                        resume=resume, generator=generator, progress=False).losses
+        return tl.train(
+            model,
+            optimizer,
+            batches,
+            steps,
+            scheduler=scheduler,
+            checkpoint_dir=tmp_path,
+            resume=resume,
+            generator=generator,
+            progress=False,
+        ).losses
 
     whole = run(8, resume=False)
     run(5, resume=False)
@@ -301,8 +325,13 @@ def test_train_bad_input(tmp_path):
     other = tl.make_task("dates")
     with pytest.raises(ValueError, match=r"vocabulary of 41 tokens but the model has config.src_vocab_size=10"):
         tl.train(model, optimizer, other.batches(200), 1, progress=False)
-    empty = tl.data.Batch(torch.zeros(0, 3, dtype=torch.long), torch.zeros(0, 3, dtype=torch.long),
-                          torch.zeros(0, 3, dtype=torch.long), None, torch.ones(0, 1, 3, 3, dtype=torch.bool))
+    empty = tl.data.Batch(
+        torch.zeros(0, 3, dtype=torch.long),
+        torch.zeros(0, 3, dtype=torch.long),
+        torch.zeros(0, 3, dtype=torch.long),
+        None,
+        torch.ones(0, 1, 3, 3, dtype=torch.bool),
+    )
     with pytest.raises(ValueError, match=r"the batch of step 0 is empty: 0 examples"):
         tl.train(model, optimizer, [empty], 1, progress=False)
     long_batch = tl.collate([((4,) * 9, (5,) * 3)])
@@ -351,8 +380,9 @@ def test_train_a_speech_transformer_with_the_default_loss():
     config = tl.TransformerConfig.tiny(src_vocab_size=9, tgt_vocab_size=9, d_model=16, d_ff=32, max_len=16, dropout=0.0)
     model = tl.SpeechTransformer(config, n_features=5)
     generator = torch.Generator().manual_seed(0)
-    history = tl.train(model, torch.optim.Adam(model.parameters(), lr=3e-3), lambda step: _speech_batch(generator),
-                       40, progress=False)
+    history = tl.train(
+        model, torch.optim.Adam(model.parameters(), lr=3e-3), lambda step: _speech_batch(generator), 40, progress=False
+    )
     assert history.losses[-1] < history.losses[0] and history.tokens == [32] * 40
 
 
@@ -372,10 +402,15 @@ def test_batch_loss_takes_any_batch_and_is_what_train_minimises():
 
     model = tl.Transformer(config)
     batch = next(TASK.batches(100, seed=2))
-    before = F.cross_entropy(model(batch.src, batch.tgt_in, src_mask=batch.src_mask).flatten(0, 1),
-                             batch.tgt_out.flatten(), ignore_index=0, reduction="sum").item()
-    history = tl.train(model, torch.optim.SGD(model.parameters(), lr=0.0), [as_dict(batch)], 1,
-                       batch_loss=batch_loss, progress=False)
+    before = F.cross_entropy(
+        model(batch.src, batch.tgt_in, src_mask=batch.src_mask).flatten(0, 1),
+        batch.tgt_out.flatten(),
+        ignore_index=0,
+        reduction="sum",
+    ).item()
+    history = tl.train(
+        model, torch.optim.SGD(model.parameters(), lr=0.0), [as_dict(batch)], 1, batch_loss=batch_loss, progress=False
+    )
     assert seen == [dict] and history.tokens == [7]
     assert history.losses[0] == pytest.approx(before / 7)  # train divides by the returned count
 
@@ -420,13 +455,21 @@ def test_train_decoder_only_and_masked_lm_models():
 
     torch.manual_seed(0)
     lm = tl.DecoderOnlyLM(config)
-    history = tl.train(lm, torch.optim.Adam(lm.parameters(), lr=1e-2), lambda s: (copies(s)[:, :-1], copies(s)[:, 1:]),
-                       30, progress=False)
+    history = tl.train(
+        lm, torch.optim.Adam(lm.parameters(), lr=1e-2), lambda s: (copies(s)[:, :-1], copies(s)[:, 1:]), 30, progress=False
+    )
     assert history.losses[-1] < history.losses[0]
     torch.manual_seed(0)
     bert = tl.EncoderOnlyLM(config)
-    history = tl.train(bert, torch.optim.Adam(bert.parameters(), lr=1e-2), copies, 30, generator=g,
-                       batch_loss=tl.training.masked_lm_loss(mask_id=2, p=0.3, generator=g), progress=False)
+    history = tl.train(
+        bert,
+        torch.optim.Adam(bert.parameters(), lr=1e-2),
+        copies,
+        30,
+        generator=g,
+        batch_loss=tl.training.masked_lm_loss(mask_id=2, p=0.3, generator=g),
+        progress=False,
+    )
     assert history.losses[-1] < history.losses[0]
 
 
@@ -449,11 +492,11 @@ def test_batch_loss_bad_input():
     with pytest.raises(ValueError, match=r"give batch_loss or loss_fn, not both"):
         tl.train(model, optimizer, batches, 1, batch_loss=tl.training.seq2seq_loss(), loss_fn=torch.nn.CrossEntropyLoss())
     with pytest.raises(TypeError, match=r"count an int, got float"):
-        tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 2.0),
-                 progress=False)
+        tl.train(
+            model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 2.0), progress=False
+        )
     with pytest.raises(ValueError, match=r"the batch of step 0 is empty: batch_loss counted 0 items"):
-        tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 0),
-                 progress=False)
+        tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 0), progress=False)
     with pytest.raises(TypeError, match=r"batch must be a pair of tensors \(inputs, targets\), got str"):
         tl.training.lm_loss()(model, "tokens")
 
@@ -469,8 +512,9 @@ def test_the_default_batch_loss_is_the_paper_label_smoothing():
     losses = {}
     for name, batch_loss in (("default", None), ("explicit", tl.training.seq2seq_loss(0.1))):
         model, optimizer, scheduler = _setup(dropout=0.0)
-        losses[name] = tl.train(model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler,
-                                batch_loss=batch_loss, progress=False).losses
+        losses[name] = tl.train(
+            model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler, batch_loss=batch_loss, progress=False
+        ).losses
     assert losses["default"] == losses["explicit"]
 
 

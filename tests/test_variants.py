@@ -9,8 +9,17 @@ import transformer_lib as tl
 
 
 def _config(**changes):
-    values = dict(src_vocab_size=12, tgt_vocab_size=12, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=2,
-                  n_decoder_layers=1, dropout=0.0, max_len=40)
+    values = dict(
+        src_vocab_size=12,
+        tgt_vocab_size=12,
+        d_model=16,
+        n_heads=2,
+        d_ff=32,
+        n_encoder_layers=2,
+        n_decoder_layers=1,
+        dropout=0.0,
+        max_len=40,
+    )
     values.update(changes)
     return tl.TransformerConfig.tiny(**values)
 

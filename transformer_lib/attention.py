@@ -106,9 +106,7 @@ class AdditiveAttention(nn.Module):
         self.key_proj = nn.Linear(key_dim, hidden_dim, bias=False)  # W_k
         self.score_proj = nn.Linear(hidden_dim, 1, bias=False)  # w
 
-    def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
-    ) -> tuple[Tensor, Tensor]:
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         check_tensor("query", query, f"(B, Tq, {self.query_proj.in_features})", 3, self.query_proj.in_features)
         check_tensor("key", key, f"(B, Tk, {self.key_proj.in_features})", 3, self.key_proj.in_features)
         check_tensor("value", value, "(B, Tk, d_v)", 3)
@@ -209,9 +207,7 @@ class MultiHeadAttention(nn.Module):
         check_positive_int("d_model", d_model)
         check_positive_int("n_heads", n_heads)
         if d_model % n_heads != 0:
-            raise ValueError(
-                f"d_model must be divisible by n_heads: got d_model={d_model}, n_heads={n_heads}"
-            )
+            raise ValueError(f"d_model must be divisible by n_heads: got d_model={d_model}, n_heads={n_heads}")
         check_fraction("dropout", dropout)
         check_bool("bias", bias)
         self.d_model = d_model
@@ -297,9 +293,7 @@ class MultiHeadAttention(nn.Module):
         out, _ = self.attend(q, k, v, mask, False, self.kernel)
         return self.out_proj(self.merge_heads(out))
 
-    def _check_inputs(
-        self, query: object, key: object, value: object, mask: object, kernel: object
-    ) -> str:
+    def _check_inputs(self, query: object, key: object, value: object, mask: object, kernel: object) -> str:
         D, H = self.d_model, self.n_heads
         check_tensor("query", query, f"(B, Tq, D={D})", 3, D)
         check_tensor("key", key, f"(B, Tk, D={D})", 3, D)

@@ -148,8 +148,9 @@ def _check_same_config(path: Path, stored: dict[str, Any] | None, current: dict[
         return
     if stored != current:
         fields = sorted(set(stored) | set(current))
-        differ = [f"{f}: checkpoint {stored.get(f)!r}, model {current.get(f)!r}" for f in fields
-                  if stored.get(f) != current.get(f)]
+        differ = [
+            f"{f}: checkpoint {stored.get(f)!r}, model {current.get(f)!r}" for f in fields if stored.get(f) != current.get(f)
+        ]
         raise ValueError(f"checkpoint {path} was written for a different model config; " + "; ".join(differ))
 
 

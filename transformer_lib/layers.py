@@ -42,9 +42,7 @@ class PositionwiseFeedForward(nn.Module):
     Paper: §3.3, Eq. 2. Book: chapter 7.
     """
 
-    def __init__(
-        self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True
-    ) -> None:
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True) -> None:
         super().__init__()
         check_positive_int("d_model", d_model)
         check_positive_int("d_ff", d_ff)

@@ -162,9 +162,7 @@ def output_projection(d_model: int, vocab_size: int, tie_to: TokenEmbedding | No
     projection = nn.Linear(d_model, vocab_size, bias=False)
     if tie_to is not None:
         if tuple(tie_to.weight.shape) != (vocab_size, d_model):
-            raise ValueError(
-                f"tie_to must have a ({vocab_size}, {d_model}) weight to tie, got {tuple(tie_to.weight.shape)}"
-            )
+            raise ValueError(f"tie_to must have a ({vocab_size}, {d_model}) weight to tie, got {tuple(tie_to.weight.shape)}")
         projection.weight = tie_to.weight  # one matrix, several uses
     return projection
 
@@ -193,9 +191,7 @@ class Transformer(nn.Module):
         scale = config.scale_embedding
         self.src_embed = TokenEmbedding(config.src_vocab_size, config.d_model, scale)
         self.tgt_embed = (
-            self.src_embed
-            if config.share_embeddings
-            else TokenEmbedding(config.tgt_vocab_size, config.d_model, scale)
+            self.src_embed if config.share_embeddings else TokenEmbedding(config.tgt_vocab_size, config.d_model, scale)
         )
         self.positional = positional_layer(config)
         self.encoder = Encoder(config)

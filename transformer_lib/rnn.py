@@ -243,9 +243,7 @@ class RecurrentLayer(nn.Module):
         self.input_size = cell.input_size
         self.hidden_size = cell.hidden_size
 
-    def unroll(
-        self, x: Tensor | Sequence[Tensor], state: Tensor | LSTMState | None = None
-    ) -> list[Tensor | LSTMState]:
+    def unroll(self, x: Tensor | Sequence[Tensor], state: Tensor | LSTMState | None = None) -> list[Tensor | LSTMState]:
         """The states after each step, [state_1, ..., state_T], each a separate tensor.
 
         ``x`` is a (B, T, I) tensor or a list of T tensors of shape (B, I); a
@@ -256,8 +254,9 @@ class RecurrentLayer(nn.Module):
         every h_t (:func:`state_gradient_norms` does).
         """
         if isinstance(x, (list, tuple)):
-            steps = [check_tensor(f"x[{t}]", x_t, f"(B, input_size={self.input_size})", 2, self.input_size)
-                     for t, x_t in enumerate(x)]
+            steps = [
+                check_tensor(f"x[{t}]", x_t, f"(B, input_size={self.input_size})", 2, self.input_size) for t, x_t in enumerate(x)
+            ]
             if not steps:
                 raise ValueError("x must hold at least one step, got an empty list")
         else:
@@ -317,8 +316,12 @@ class RNNSeq2Seq(nn.Module):
         attention: bool = True,
     ) -> None:
         super().__init__()
-        for name, value in (("src_vocab_size", src_vocab_size), ("tgt_vocab_size", tgt_vocab_size),
-                            ("embed_dim", embed_dim), ("hidden_size", hidden_size)):
+        for name, value in (
+            ("src_vocab_size", src_vocab_size),
+            ("tgt_vocab_size", tgt_vocab_size),
+            ("embed_dim", embed_dim),
+            ("hidden_size", hidden_size),
+        ):
             _check_size(name, value)
         self.src_vocab_size, self.tgt_vocab_size = src_vocab_size, tgt_vocab_size
         self.src_embed = nn.Embedding(src_vocab_size, embed_dim)
@@ -358,9 +361,7 @@ class RNNSeq2Seq(nn.Module):
         memory = check_tensor("memory", memory, f"(B, S, H={H})", 3, H)
         B, S, _ = memory.shape
         if tgt.shape[0] != B:
-            raise ValueError(
-                f"tgt and memory must share the batch size: got {tuple(tgt.shape)} and {tuple(memory.shape)}"
-            )
+            raise ValueError(f"tgt and memory must share the batch size: got {tuple(tgt.shape)} and {tuple(memory.shape)}")
         mask = self._src_mask(src_mask, B, S, memory.device)  # (B, S)
         last_real = mask.shape[1] - 1 - mask.flip(-1).int().argmax(dim=-1)  # index of the last True per row
         h = memory[torch.arange(B, device=memory.device), last_real]  # (B, H)
@@ -379,9 +380,7 @@ class RNNSeq2Seq(nn.Module):
             features.append(out if self.attention is None else torch.cat([out, context[:, 0]], dim=-1))
         return torch.stack(features, dim=1), (torch.stack(weights, dim=1) if weights else None)
 
-    def decode(
-        self, tgt: Tensor, memory: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
-    ) -> Tensor:
+    def decode(self, tgt: Tensor, memory: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
         """Decoder features for every target position. Shape: tgt (B, T), memory (B, S, H) -> (B, T, F).
 
         ``tgt_mask`` is accepted for the Transformer's interface and not used: a
@@ -389,8 +388,6 @@ class RNNSeq2Seq(nn.Module):
         """
         return self.decode_with_attention(tgt, memory, src_mask=src_mask)[0]
 
-    def forward(
-        self, src: Tensor, tgt: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None
-    ) -> Tensor:
+    def forward(self, src: Tensor, tgt: Tensor, *, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None) -> Tensor:
         memory = self.encode(src, src_mask=src_mask)
         return self.output_projection(self.decode(tgt, memory, src_mask=src_mask))  # (B, T, V)

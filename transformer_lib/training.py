@@ -527,8 +527,15 @@ def _save(path, step, inner, optimizer, scheduler, history, batches, generator, 
     if rank == 0:
         data = batches.state_dict() if hasattr(batches, "state_dict") else None
         save_checkpoint(
-            path, model=inner, optimizer=optimizer, scheduler=scheduler, step=step, history=history.to_dict(),
-            rng=rng, generator=None if generator is None else generator.get_state(), data=data,
+            path,
+            model=inner,
+            optimizer=optimizer,
+            scheduler=scheduler,
+            step=step,
+            history=history.to_dict(),
+            rng=rng,
+            generator=None if generator is None else generator.get_state(),
+            data=data,
         )
     if world > 1:
         dist.barrier()

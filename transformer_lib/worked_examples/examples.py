@@ -332,3 +332,20 @@ def build_model_003(example: Example003 = EXAMPLE_003, dtype: torch.dtype = torc
     load_layer_norm(dec1.norm1, example.reconstructed_dec_gamma_1, example.reconstructed_dec_beta_1)
     load_layer_norm(dec1.norm2, example.reconstructed_dec_gamma_2, example.reconstructed_dec_beta_2)
     return model
+
+
+@dataclass(frozen=True)
+class Printed003:
+    """Numbers that source 003 *prints* for its cross-attention (step 3.4), as text.
+
+    The cross-attention's weights are not given, so these vectors cannot be recomputed;
+    what can be checked is the arithmetic the source does on them (chapter 11, errata).
+    """
+
+    encoder_output: str = "-1.028 1.479 -0.187 -0.263"  # both tokens: K_enc, V_enc
+    cross_q: tuple[str, ...] = ("1.6452 -1.5886 1.6452 -1.5886", "1.3556 -0.9298 1.3556 -0.9298")
+    cross_k: str = "-1.291 1.479 1.292 -1.291"  # k_1 = k_2
+    cross_v: str = "1.292 -1.291 -1.215 1.216"  # v_1 = v_2
+
+
+PRINTED_003 = Printed003()

@@ -214,7 +214,7 @@ class MultiHeadAttention(nn.Module):
         self.n_heads = n_heads
         self.d_head = d_model // n_heads  # d_k = d_v = D / H
         self.dropout = dropout
-        self.kernel = check_choice("kernel", kernel, KERNELS)
+        self.kernel = str(check_choice("kernel", kernel, KERNELS))
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^Q ... W_h^Q]
         self.k_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^K ... W_h^K]
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)  # [W_1^V ... W_h^V]
@@ -261,11 +261,12 @@ class MultiHeadAttention(nn.Module):
         """Attention of every head with the chosen kernel; the weights computed only if asked."""
         dropout_p = self.dropout if self.training else 0.0
         if kernel == "explicit":
-            out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
-            return out, (weights if need_weights else None)
+            out, explicit_weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
+            return out, (explicit_weights if need_weights else None)
         out = _fused_attention(q, k, v, mask, dropout_p)
-        weights = masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), mask) if need_weights else None
-        return out, weights
+        if not need_weights:
+            return out, None
+        return out, masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), mask)
 
     def incremental(
         self, query: Tensor, source: Tensor, cache: KVCache, *, mask: Tensor | None = None, static: bool = False
@@ -295,9 +296,9 @@ class MultiHeadAttention(nn.Module):
 
     def _check_inputs(self, query: object, key: object, value: object, mask: object, kernel: object) -> str:
         D, H = self.d_model, self.n_heads
-        check_tensor("query", query, f"(B, Tq, D={D})", 3, D)
-        check_tensor("key", key, f"(B, Tk, D={D})", 3, D)
-        check_tensor("value", value, f"(B, Tk, D={D})", 3, D)
+        query = check_tensor("query", query, f"(B, Tq, D={D})", 3, D)
+        key = check_tensor("key", key, f"(B, Tk, D={D})", 3, D)
+        value = check_tensor("value", value, f"(B, Tk, D={D})", 3, D)
         B, Tq, _ = query.shape
         if key.shape != value.shape or key.shape[0] != B:
             raise ValueError(
@@ -306,7 +307,7 @@ class MultiHeadAttention(nn.Module):
             )
         if mask is not None:
             check_mask("mask", mask, (B, H, Tq, key.shape[1]), "(B, H, Tq, Tk)")
-        return self.kernel if kernel is None else check_choice("kernel", kernel, KERNELS)
+        return self.kernel if kernel is None else str(check_choice("kernel", kernel, KERNELS))
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, n_heads={self.n_heads}, dropout={self.dropout}, kernel={self.kernel!r}"

@@ -39,7 +39,9 @@ _REQUIRED = ("format", "version", "step", "config", "model")
 def config_dict(model: nn.Module) -> dict[str, Any] | None:
     """The model's config as a plain dict (None if the model has no dataclass config). Book: chapter 10."""
     config = getattr(unwrap(model), "config", None)
-    return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else None
+    if isinstance(config, type) or not dataclasses.is_dataclass(config):
+        return None
+    return {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
 
 
 def save_checkpoint(

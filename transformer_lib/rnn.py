@@ -42,7 +42,7 @@ def _check_size(name: str, value: object) -> int:
 def _check_kind(kind: object) -> str:
     if kind not in GATE_BLOCKS:
         raise ValueError(f"kind must be one of {sorted(GATE_BLOCKS)}, got {kind!r}")
-    return kind  # type: ignore[return-value]
+    return str(kind)
 
 
 class _RecurrentCell(nn.Module):
@@ -344,7 +344,8 @@ class RNNSeq2Seq(nn.Module):
     def encode(self, src: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         """Encoder states h_1 ... h_S. Shape: src (B, S) -> memory (B, S, H)."""
         src = check_tokens("src", src, self.src_vocab_size)
-        self._src_mask(src_mask, *src.shape, src.device)
+        B, S = src.shape
+        self._src_mask(src_mask, B, S, src.device)
         memory, _ = self.encoder(self.src_embed(src))
         return memory
 

@@ -162,7 +162,7 @@ def label_smoothing_optimum() -> Derivation:
         ),
         Step.limit(
             "at the optimum the plain loss -log p_y = -log(1 - eps + eps/V) tends to -log(1 - eps) as V grows "
-            "(a perplexity floor 1/(1 - eps) = 10/9 for eps = 0.1)",
+            "(perplexity 1/(1 - eps) = 10/9 at the optimum for eps = 0.1; not a lower bound)",
             -sp.log(q_true),
             big_v,
             sp.oo,
@@ -174,7 +174,7 @@ def label_smoothing_optimum() -> Derivation:
         name="label_smoothing_optimum",
         statement=(
             "with q = (1 - eps) one_hot + eps/V the best model predicts p = q; "
-            "its loss is H(q) and its perplexity >= 1/(1 - eps + eps/V)"
+            "its smoothed loss is H(q); its plain perplexity there is 1/(1 - eps + eps/V) (a value at the optimum, not a bound)"
         ),
         reference="paper §5.4; Szegedy et al. (2016) §7; book chapter 10",
         steps=steps,

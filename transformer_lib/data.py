@@ -368,32 +368,12 @@ class BatchStream(Iterator[Batch]):
 
 # --- the tasks, reachable from here as before ---------------------------------
 
-_TASK_NAMES = frozenset(
-    {
-        "DATE_FORMATS",
-        "DIGITS",
-        "Generator",
-        "MONTHS",
-        "MONTH_ABBREVIATIONS",
-        "TASKS",
-        "Task",
-        "copy_task",
-        "dates_task",
-        "detokenize",
-        "make_task",
-        "number_words",
-        "numbers_task",
-        "reverse_task",
-        "sort_task",
-    }
-)
-
 
 def __getattr__(name: str) -> Any:
     """``tl.data.make_task`` and the other task names, which live in :mod:`transformer_lib.tasks`."""
-    if name in _TASK_NAMES:
-        from . import tasks
+    from . import tasks  # imported here: tasks imports this module
 
+    if name in tasks.__all__:
         return getattr(tasks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

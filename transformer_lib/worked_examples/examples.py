@@ -158,7 +158,7 @@ def build_model_000(
     example: Example000 = EXAMPLE_000,
     dtype: torch.dtype = torch.float64,
 ) -> Transformer:
-    """The library's ``Transformer`` with every weight of source 000's example loaded.
+    """The library's ``Transformer`` with every weight of source 000's example.
 
     The source gives weights for the encoder; for the decoder it says that the
     self-attention projects with "the same W_q, W_k, W_v as the encoder" (§8.3.1)

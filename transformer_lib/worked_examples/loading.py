@@ -63,7 +63,7 @@ def load_linear(
 
     Args:
         linear: an ``nn.Linear(in_features, out_features)``.
-        weight: (in_features, out_features), as the sources write it; stored transposed.
+        weight: (in_features, out_features) as in the sources; stored transposed.
         bias: (out_features,), or None for zeros (for a layer without bias, None or
             zeros; a non-zero bias for a bias-free layer is an error).
         name: the argument name used in error messages.
@@ -76,8 +76,9 @@ def load_linear(
     w = _matrix(name, weight, (n_in, n_out), "(in_features, out_features)")
     _copy(linear.weight, w.T)
     if linear.bias is None:
-        if bias is not None and bool(_to_float64(f"bias of {name}", bias).ne(0).any()):
-            raise ValueError(f"non-zero bias given for {name}; the layer has bias=False")
+        given = None if bias is None else _to_float64(f"bias of {name}", bias)
+        if given is not None and bool(given.ne(0).any()):
+            raise ValueError(f"non-zero bias given for {name}; layer has bias=False")
         return
     if bias is None:
         b = torch.zeros(n_out, dtype=torch.float64)

@@ -210,15 +210,17 @@ def over_seeds(run: Callable[[int], float], seeds: Sequence[int] | int = 5, leve
     """
     if not callable(run):
         raise TypeError(f"run must be callable as run(seed) -> float, got {type(run).__name__}")
-    if isinstance(seeds, int) and not isinstance(seeds, bool):
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, Sequence)):
+        raise TypeError(f"seeds must be a count or a sequence of ints, got {type(seeds).__name__} ({seeds!r})")
+    if isinstance(seeds, int):
         if seeds < 2:
             raise ValueError(f"seeds must be at least 2 runs, got {seeds}")
         seeds = range(seeds)
-    seeds = tuple(seeds)
-    for s in seeds:
+    chosen = tuple(seeds)
+    for s in chosen:
         if not isinstance(s, int) or isinstance(s, bool):
             raise TypeError(f"seeds must be ints, got {type(s).__name__} ({s!r})")
-    return summarize([run(seed) for seed in seeds], seeds, level)
+    return summarize([run(seed) for seed in chosen], chosen, level)
 
 
 def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequence[float], level: float = 0.95) -> SeedSummary:

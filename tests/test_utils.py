@@ -107,3 +107,18 @@ def test_glue_emits_what_myst_nb_glue_emits(monkeypatch):
         ours, theirs = seen[-2], seen[-1]
         assert ours == theirs
     assert seen[0][0][0] == {"application/papermill.record/text/plain": "'0.354'"}
+
+
+def test_dispatched_ops_shows_which_attention_kernel_runs():
+    import torch
+    import torch.nn.functional as F
+
+    import transformer_lib as tl
+
+    q = torch.randn(2, 5, 8)
+    three_d = tl.dispatched_ops(lambda: F.scaled_dot_product_attention(q, q, q))
+    four_d = tl.dispatched_ops(lambda: F.scaled_dot_product_attention(q[:, None], q[:, None], q[:, None]))
+    assert three_d.count("bmm") == 2 and not any("flash" in name for name in three_d)
+    assert any("flash" in name for name in four_d) and "bmm" not in four_d
+    with pytest.raises(TypeError, match="fn must be callable"):
+        tl.dispatched_ops(3)

@@ -29,7 +29,7 @@ from . import (
     utils,
     variants,
 )
-from .attention import AdditiveAttention, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
+from .attention import AdditiveAttention, KVCache, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
 from .data import Batch, Vocab, batch_by_tokens, collate, padding_fraction
@@ -84,7 +84,16 @@ from .training import (
     seq2seq_loss,
     train,
 )
-from .utils import cpu_seconds, deterministic, format_table, glue, portable_numerics, rounded, set_seed
+from .utils import (
+    cpu_seconds,
+    deterministic,
+    dispatched_ops,
+    format_table,
+    glue,
+    portable_numerics,
+    rounded,
+    set_seed,
+)
 from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
 
 __version__ = "0.2.0"
@@ -109,6 +118,7 @@ __all__ = [
     "EncoderLayer",
     "EncoderOnlyLM",
     "GRUCell",
+    "KVCache",
     "LSTMCell",
     "LabelSmoothingLoss",
     "LearnedPositionalEncoding",
@@ -143,6 +153,7 @@ __all__ = [
     "decoder_mask",
     "decoding",
     "deterministic",
+    "dispatched_ops",
     "evaluate",
     "format_table",
     "from_key_padding_mask",

@@ -192,3 +192,27 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
     ipython_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
 
+
+def dispatched_ops(fn: Callable[[], object]) -> list[str]:
+    """The names of the ATen operations that ``fn()`` runs, in order (without gradients).
+
+    Shows which kernel a PyTorch function dispatches to: for example
+    ``F.scaled_dot_product_attention`` on 3-D input runs ``bmm``, ``_safe_softmax``,
+    ``bmm`` (the math kernel, which forms the weights), and on 4-D input on a CPU
+    ``_scaled_dot_product_flash_attention_for_cpu`` (a fused kernel that never
+    forms them, and that ``FlopCounterMode`` counts as 0 FLOPs). Book: chapters 2 and 4.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    names: list[str] = []
+
+    class _Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            names.append(func.__name__.split(".")[0])
+            return func(*args, **(kwargs or {}))
+
+    with torch.no_grad(), _Record():
+        fn()
+    return names

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..claims import VERDICTS, Audit, Rule, verdict
 from .compare import WRONG, compare_number, printed_unit
-from .loading import _to_float64
+from .loading import to_float64
 
 __all__ = [
     "ASSUMED_VALUE",
@@ -80,7 +80,7 @@ class Values:
     """Computed numbers, shown with one digit more than the printed ones (at least four decimals)."""
 
     def __init__(self, values: Any, printed: Sequence[str]) -> None:
-        self.values = _to_float64("values", values).reshape(-1).tolist()
+        self.values = to_float64("values", values).reshape(-1).tolist()
         self.printed = list(printed)
         if len(self.values) != len(self.printed):
             raise ValueError(f"the source prints {len(self.printed)} numbers but {len(self.values)} values were computed")

@@ -17,7 +17,7 @@ from typing import Any
 from torch import Tensor
 
 from ..utils import format_table
-from .loading import _to_float64
+from .loading import to_float64
 
 AGREES = "agrees"
 AGREES_TO_ROUNDING = "agrees to rounding"
@@ -72,7 +72,7 @@ def compare_row(sources: Sequence[str], values: Any) -> str:
 
     ``wrong`` is worse than ``agrees to rounding``, which is worse than ``agrees``.
     """
-    flat = _to_float64("values", values).reshape(-1)
+    flat = to_float64("values", values).reshape(-1)
     if len(sources) != flat.numel():
         raise ValueError(f"sources and values must have the same length, got {len(sources)} and {flat.numel()}")
     statuses = [compare_number(s, v) for s, v in zip(sources, flat.tolist(), strict=True)]
@@ -101,7 +101,7 @@ class Row:
     def __post_init__(self) -> None:
         if self.override not in (None, ASSUMED, NOT_DERIVABLE):
             raise ValueError(f"override must be None, {ASSUMED!r} or {NOT_DERIVABLE!r}, got {self.override!r}")
-        self.library = _to_float64("library", self.library).reshape(-1)
+        self.library = to_float64("library", self.library).reshape(-1)
         self.source = [str(s) for s in self.source]
         if self.library.numel() != len(self.source):
             raise ValueError(

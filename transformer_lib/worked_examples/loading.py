@@ -25,7 +25,7 @@ from ..layers import PositionwiseFeedForward
 from ..positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding, sinusoidal_table
 
 
-def _to_float64(name: str, value: Any) -> Tensor:
+def to_float64(name: str, value: Any) -> Tensor:
     """Any matrix-like value (tensor, array, nested lists, sympy Matrix) -> float64 tensor."""
     if isinstance(value, Tensor):
         if value.is_complex() or value.dtype == torch.bool:
@@ -41,7 +41,7 @@ def _to_float64(name: str, value: Any) -> Tensor:
 
 
 def _matrix(name: str, value: Any, shape: tuple[int, ...], meaning: str) -> Tensor:
-    tensor = _to_float64(name, value)
+    tensor = to_float64(name, value)
     if tuple(tensor.shape) != shape:
         raise ValueError(f"{name} must have shape {meaning} = {shape}, got shape {tuple(tensor.shape)}")
     return tensor
@@ -76,7 +76,7 @@ def load_linear(
     w = _matrix(name, weight, (n_in, n_out), "(in_features, out_features)")
     _copy(linear.weight, w.T)
     if linear.bias is None:
-        given = None if bias is None else _to_float64(f"bias of {name}", bias)
+        given = None if bias is None else to_float64(f"bias of {name}", bias)
         if given is not None and bool(given.ne(0).any()):
             raise ValueError(f"non-zero bias given for {name}; layer has bias=False")
         return
@@ -181,7 +181,7 @@ def load_positions(positional: LearnedPositionalEncoding, table: Any) -> None:
     """Set the first T rows of a learned position table; row t is added at position t."""
     if not isinstance(positional, LearnedPositionalEncoding):
         raise TypeError(f"positional must be a LearnedPositionalEncoding, got {type(positional).__name__}")
-    values = _to_float64("table", table)
+    values = to_float64("table", table)
     if values.dim() != 2 or values.shape[1] != positional.d_model or not 0 < values.shape[0] <= positional.max_len:
         raise ValueError(
             f"table must have shape (T, D) with D = {positional.d_model} and 1 <= T <= max_len = {positional.max_len}, "
@@ -212,8 +212,8 @@ def minimum_norm_weight(inputs: Any, outputs: Any) -> Tensor:
     picks the smallest. Used where a source prints the inputs and outputs of a
     projection but not its weights.
     """
-    x = _to_float64("inputs", inputs)
-    y = _to_float64("outputs", outputs)
+    x = to_float64("inputs", inputs)
+    y = to_float64("outputs", outputs)
     if x.dim() != 2 or y.dim() != 2 or x.shape[0] != y.shape[0]:
         raise ValueError(
             f"inputs and outputs must be (N, in) and (N, out) with the same N, got {tuple(x.shape)} and {tuple(y.shape)}"

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol, cast
 
 import torch
 from torch import Tensor, nn
@@ -63,7 +64,29 @@ def _evaluating(model: nn.Module) -> Iterator[nn.Module]:
         model.train(was_training)
 
 
-def _prepare(model: nn.Module, src: Tensor, max_len: int, src_mask: Tensor | None, pad_id: int):
+class EncoderDecoder(Protocol):
+    """What the decoders call on a model: :class:`~transformer_lib.Transformer`,
+    :class:`~transformer_lib.SpeechTransformer` and :class:`~transformer_lib.RNNSeq2Seq` have it
+    (``decode`` takes ``cache`` only where the model's ``supports_cache`` is True).
+    For the type checker only: a model need not subclass it."""
+
+    def encode(self, src: Tensor, /, *, src_mask: Tensor | None = None) -> Tensor: ...
+
+    def decode(
+        self, tgt: Tensor, memory: Tensor, /, *, src_mask: Tensor | None = None, cache: KVCache | None = None
+    ) -> Tensor: ...
+
+    def output_projection(self, states: Tensor, /) -> Tensor: ...
+
+
+class _EncoderDecoderModule(nn.Module, EncoderDecoder):
+    """An nn.Module that is an :class:`EncoderDecoder`: the type :func:`_encoder_decoder` returns (never built)."""
+
+
+def _encoder_decoder(model: nn.Module, src: Tensor, max_len: int, pad_id: int) -> _EncoderDecoderModule:
+    """The model, unwrapped, once it and the arguments are checked: an encoder-decoder, a positive
+    ``max_len`` within its positional table, ``src`` ids (or features), a pad id >= 0."""
+    model = unwrap(model)
     if not isinstance(model, nn.Module) or not hasattr(model, "encode") or not hasattr(model, "decode"):
         raise TypeError(f"model must be an encoder-decoder with encode() and decode(), got {type(model).__name__}")
     check_positive_int("max_len", max_len)
@@ -77,7 +100,7 @@ def _prepare(model: nn.Module, src: Tensor, max_len: int, src_mask: Tensor | Non
     else:
         check_tokens("src", src, config.src_vocab_size if config is not None else 2**62)
     check_nonnegative_int("pad_id", pad_id)
-    return src_mask
+    return cast(_EncoderDecoderModule, model)
 
 
 def _new_cache(model: nn.Module, use_cache: object) -> KVCache | None:
@@ -86,7 +109,7 @@ def _new_cache(model: nn.Module, use_cache: object) -> KVCache | None:
 
 
 def _next_log_probs(
-    model: nn.Module, tgt: Tensor, memory: Tensor, src_mask: Tensor | None, cache: KVCache | None = None
+    model: EncoderDecoder, tgt: Tensor, memory: Tensor, src_mask: Tensor | None, cache: KVCache | None = None
 ) -> Tensor:
     """Log-probabilities of the token after the prefix ``tgt``. Shape: tgt (N, t) -> (N, V)."""
     if cache is None:
@@ -124,8 +147,7 @@ def greedy_decode(
     Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
     Paper: §3.1 (the decoder is auto-regressive). Book: chapter 10.
     """
-    model = unwrap(model)
-    src_mask = _prepare(model, src, max_len, src_mask, pad_id)
+    model = _encoder_decoder(model, src, max_len, pad_id)  # unwrapped; the arguments checked
     B = src.shape[0]
     with _evaluating(model):
         memory = model.encode(src, src_mask=src_mask)  # (B, S, D), computed once
@@ -173,8 +195,7 @@ def sequence_log_prob(
     Shape: src (B, S), output (B, L) -> (B,) float tensor.
     Book: chapter 10 (beam search against greedy decoding).
     """
-    model = unwrap(model)
-    src_mask = _prepare(model, src, max(output.shape[1], 1), src_mask, pad_id)
+    model = _encoder_decoder(model, src, max(output.shape[1], 1), pad_id)
     B = output.shape[0]
     tgt_in = torch.cat([torch.full((B, 1), bos_id, dtype=torch.long, device=src.device), output[:, :-1]], dim=1)
     ended_before = torch.cumsum((output == eos_id).long(), dim=1) - (output == eos_id).long()  # (B, L)
@@ -219,8 +240,7 @@ def beam_search(
     Shape: src (B, S) -> (B, L) LongTensor, L <= max_len, the format of :func:`greedy_decode`.
     Paper: §6.1; Wu et al. (2016) §7. Book: chapter 10.
     """
-    model = unwrap(model)
-    src_mask = _prepare(model, src, max_len, src_mask, pad_id)
+    model = _encoder_decoder(model, src, max_len, pad_id)  # unwrapped; the arguments checked
     K = check_positive_int("beam_size", beam_size)
     alpha = check_nonnegative("length_penalty", length_penalty)
     B, device = src.shape[0], src.device

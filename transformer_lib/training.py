@@ -250,6 +250,7 @@ def evaluate(
     with torch.no_grad():
         for start in range(0, len(examples), batch_size):
             batch = collate(examples[start : start + batch_size], pad_id, bos_id, eos_id)
+            assert batch.src is not None  # collate always sets the source (for the type checker)
             logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
             token_losses = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=pad_id, reduction="sum")
             loss_sum += float(token_losses)
@@ -369,12 +370,13 @@ def masked_lm_loss(
         from .variants import mask_tokens
 
         if isinstance(batch, Tensor):
-            if mask_id is None:
+            if mask_id is None or generator is None:  # a mask_id comes with a generator (set above)
                 raise TypeError(
                     "batch is a tensor of clean tokens but masked_lm_loss has no mask_id to corrupt it with: "
                     "pass batch_loss=tl.training.masked_lm_loss(mask_id=...), or give (inputs, labels) pairs"
                 )
-            V = unwrap(model).config.src_vocab_size
+            config: Any = unwrap(model).config  # an EncoderOnlyLM's TransformerConfig
+            V = config.src_vocab_size
             inputs, labels = mask_tokens(batch, mask_id, V, generator, p=p, special_ids=special_ids)
         else:
             inputs, labels = _pair("batch", batch, "(inputs, labels) from tl.mask_tokens")
@@ -460,7 +462,8 @@ def _check_batch(batch: object, step: int, config: Any, batch_type: type | None)
     if len(batch) == 0 or batch.n_tgt_tokens == 0:
         raise ValueError(f"the batch of step {step} is empty: {len(batch)} examples, {batch.n_tgt_tokens} target tokens")
     if config is not None:
-        token_src = batch.src is not None and not batch.src.is_floating_point()
+        src = batch.src if batch.src is not None and not batch.src.is_floating_point() else None  # token ids
+        token_src = src is not None
         fields = ("src_vocab_size", "tgt_vocab_size") if token_src else ("tgt_vocab_size",)
         for name in fields:
             if batch.vocab_size is not None and batch.vocab_size != getattr(config, name):
@@ -468,7 +471,7 @@ def _check_batch(batch: object, step: int, config: Any, batch_type: type | None)
                     f"the batches come from a vocabulary of {batch.vocab_size} tokens but the model has "
                     f"config.{name}={getattr(config, name)}; build the config with {name}={batch.vocab_size}"
                 )
-        width = max(batch.tgt_in.shape[1], batch.src.shape[1] if token_src else 0)
+        width = max(batch.tgt_in.shape[1], src.shape[1] if src is not None else 0)
         if width > config.max_len:
             raise ValueError(
                 f"the batch of step {step} has sequences of {width} tokens, more than config.max_len={config.max_len}"
@@ -476,13 +479,15 @@ def _check_batch(batch: object, step: int, config: Any, batch_type: type | None)
 
 
 def _check_loss_fn(loss_fn: Callable[[Tensor, Tensor], Tensor], pad_id: int) -> None:
-    if getattr(loss_fn, "reduction", "sum") != "sum":
+    reduction = getattr(loss_fn, "reduction", "sum")
+    if reduction != "sum":
         raise ValueError(
-            f"loss_fn must sum over tokens (reduction='sum'), got reduction={loss_fn.reduction!r}: "
+            f"loss_fn must sum over tokens (reduction='sum'), got reduction={reduction!r}: "
             "train divides by the number of target tokens of the whole batch itself"
         )
-    if getattr(loss_fn, "ignore_index", pad_id) != pad_id:
-        raise ValueError(f"loss_fn.ignore_index={loss_fn.ignore_index} differs from the batches' pad_id={pad_id}")
+    ignore_index = getattr(loss_fn, "ignore_index", pad_id)
+    if ignore_index != pad_id:
+        raise ValueError(f"loss_fn.ignore_index={ignore_index} differs from the batches' pad_id={pad_id}")
 
 
 def _shard(batch: Any, rank: int, world: int) -> Any:
@@ -520,7 +525,7 @@ def _resume(path, inner, optimizer, scheduler, batches, generator, rank):
 
 def _save(path, step, inner, optimizer, scheduler, history, batches, generator, rank, world) -> None:
     """Write ``checkpoint.pt`` (rank 0) with every rank's random state."""
-    rng = [torch.get_rng_state()]
+    rng: list[Tensor | None] = [torch.get_rng_state()]
     if world > 1:
         rng = [None] * world
         dist.all_gather_object(rng, torch.get_rng_state())

@@ -126,3 +126,93 @@ def test_a_key_bias_is_invisible_in_the_output():
     with torch.no_grad():
         ours.k_proj.bias.add_(torch.randn(D, dtype=torch.float64))
     torch.testing.assert_close(ours(x, x, x)[0], before, rtol=1e-12, atol=1e-12)
+
+
+# --- bias=False: torch's flag also removes the LayerNorm biases; the library's keeps them ---------------
+
+
+def _bias_free_layer(kind: str, norm_first: bool, seed: int):
+    """A library layer built with bias=False, random weights, and LayerNorm biases of 0 (as at initialisation)."""
+    layer_type = tl.EncoderLayer if kind == "encoder" else tl.DecoderLayer
+    layer = _randomize(layer_type(D, H, F, dropout=0.0, norm_first=norm_first, bias=False), seed)
+    with torch.no_grad():
+        for module in layer.modules():
+            if isinstance(module, nn.LayerNorm):
+                module.bias.zero_()
+    return layer.double().eval()
+
+
+def _run(layer, x, memory):
+    """The layer's output on x (and memory, for a decoder layer, with a causal mask), for ours and torch's."""
+    if isinstance(layer, tl.EncoderLayer):
+        return layer(x)
+    if isinstance(layer, nn.TransformerEncoderLayer):
+        return layer(x)
+    if isinstance(layer, tl.DecoderLayer):
+        return layer(x, memory, tgt_mask=tl.causal_mask(x.shape[1]))
+    return layer(x, memory, tgt_mask=tl.to_torch_attn_mask(tl.causal_mask(x.shape[1])))
+
+
+def _torch_tensor_of(ours, name: str) -> torch.Tensor:
+    """Our tensor that a bias-free torch layer's parameter ``name`` must hold."""
+    parts = name.split(".")
+    if parts[0] == "multihead_attn":
+        parts[0] = "cross_attn"
+    if parts[-1] == "in_proj_weight":
+        attn = getattr(ours, parts[0])
+        return torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
+    if parts[0].startswith("linear"):
+        parts.insert(0, "ffn")
+    return ours.get_parameter(".".join(parts))
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_bias_false_layer_copies_to_torch_and_back_exactly(kind, norm_first):
+    ours = _bias_free_layer(kind, norm_first, seed=11)
+    to_torch = tl.interop.to_torch_encoder_layer if kind == "encoder" else tl.interop.to_torch_decoder_layer
+    theirs = to_torch(ours).eval()
+    names = [n for n, _ in theirs.named_parameters()]
+    assert not [n for n in names if "bias" in n], "torch's bias=False layer has no biases at all"
+    for name, p in theirs.named_parameters():
+        torch.testing.assert_close(p, _torch_tensor_of(ours, name), rtol=0, atol=0, msg=f"{name} not copied")
+    x, memory = torch.randn(2, 5, D, dtype=torch.float64), torch.randn(2, 4, D, dtype=torch.float64)
+    torch.testing.assert_close(_run(ours, x, memory), _run(theirs, x, memory), rtol=1e-12, atol=1e-12)
+    from_torch = tl.interop.from_torch_encoder_layer if kind == "encoder" else tl.interop.from_torch_decoder_layer
+    back = from_torch(theirs)
+    assert back.ffn.linear1.bias is None and back.self_attn.q_proj.bias is None
+    for name, p in ours.state_dict().items():
+        torch.testing.assert_close(back.state_dict()[name], p, rtol=0, atol=0, msg=f"{name} changed on the round trip")
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_bias_false_torch_layer_copies_with_zero_layer_norm_biases(kind):
+    torch_type = nn.TransformerEncoderLayer if kind == "encoder" else nn.TransformerDecoderLayer
+    theirs = _randomize(torch_type(D, H, F, dropout=0.0, batch_first=True, bias=False), seed=12).double().eval()
+    from_torch = tl.interop.from_torch_encoder_layer if kind == "encoder" else tl.interop.from_torch_decoder_layer
+    ours = from_torch(theirs).eval()
+    norms = [m for m in ours.modules() if isinstance(m, nn.LayerNorm)]
+    assert len(norms) == (2 if kind == "encoder" else 3)
+    assert all(bool((norm.bias == 0).all()) for norm in norms)
+    for name, p in theirs.named_parameters():
+        torch.testing.assert_close(_torch_tensor_of(ours, name), p, rtol=0, atol=0, msg=f"{name} not copied")
+    x, memory = torch.randn(2, 5, D, dtype=torch.float64), torch.randn(2, 4, D, dtype=torch.float64)
+    torch.testing.assert_close(_run(ours, x, memory), _run(theirs, x, memory), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_bias_false_layer_with_a_nonzero_layer_norm_bias_is_refused(kind):
+    ours = _bias_free_layer(kind, norm_first=False, seed=13)
+    with torch.no_grad():
+        ours.norm2.bias[3] = 0.25  # one entry of one LayerNorm bias
+    to_torch = tl.interop.to_torch_encoder_layer if kind == "encoder" else tl.interop.to_torch_decoder_layer
+    with pytest.raises(ValueError, match=r"bias=False but non-zero LayerNorm biases \(norm2\.bias; largest \|b\| = 0\.25\)"):
+        to_torch(ours)
+
+
+def test_bias_false_stacks_copy_to_torch():
+    config = tl.TransformerConfig.tiny(d_model=D, n_heads=H, d_ff=F, n_encoder_layers=2, norm_first=True, bias=False)
+    encoder = tl.Encoder(config).double().eval()  # LayerNorm biases 0, as built
+    theirs = tl.interop.to_torch_encoder(encoder).eval()
+    x = torch.randn(2, 5, D, dtype=torch.float64)
+    torch.testing.assert_close(encoder(x), theirs(x), rtol=1e-12, atol=1e-12)

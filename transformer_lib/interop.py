@@ -7,6 +7,16 @@ three ``nn.Linear(D, D)``. ``nn.TransformerDecoderLayer`` calls its
 cross-attention ``multihead_attn``; this library calls it ``cross_attn``.
 The torch modules are built with ``batch_first=True``.
 
+``bias=False`` means two different things. This library's ``bias=False``
+removes the biases of the linear maps (attention projections, FFN) and keeps
+the LayerNorms' biases beta; torch's ``bias=False`` removes the LayerNorm
+biases too. So a layer copied *from* torch with ``bias=False`` gets LayerNorm
+biases of zero (the same function), and a library layer with ``bias=False``
+copies *to* torch exactly only if its LayerNorm biases are all zero (as they
+are at initialisation); otherwise no torch layer with ``bias=False``
+computes the same function and the copy raises a ``ValueError`` naming the
+non-zero biases.
+
 Masks are not converted here; see ``masks.to_torch_attn_mask`` and
 ``masks.to_key_padding_mask``.
 
@@ -116,13 +126,38 @@ def _torch_activation_name(layer: TorchLayer) -> str:
 
 @torch.no_grad()
 def _copy_ffn_and_norms(src_linears, dst_linears, src_norms, dst_norms) -> None:
+    """Copy the FFN's two linear maps and the LayerNorms; a LayerNorm without a bias counts as bias 0."""
     for src, dst in zip(src_linears, dst_linears, strict=True):
+        if (src.bias is None) != (dst.bias is None):
+            raise ValueError("one FFN has biases and the other has not; build both with the same bias flag")
         dst.weight.copy_(src.weight)
-        dst.bias.copy_(src.bias)
+        if src.bias is not None:
+            dst.bias.copy_(src.bias)
     for src, dst in zip(src_norms, dst_norms, strict=True):
         dst.weight.copy_(src.weight)
-        dst.bias.copy_(src.bias)
+        if dst.bias is not None:
+            dst.bias.copy_(src.bias if src.bias is not None else torch.zeros_like(dst.bias))
+        elif src.bias is not None and bool(src.bias.any()):  # checked by _check_norm_biases before copying
+            raise ValueError("a non-zero LayerNorm bias cannot be copied into a LayerNorm without a bias")
         dst.eps = src.eps
+
+
+def _check_norm_biases(ours: EncoderLayer | DecoderLayer) -> None:
+    """Refuse a bias=False layer whose LayerNorm biases are non-zero: torch's bias=False layer has none."""
+    if ours.self_attn.q_proj.bias is not None:
+        return
+    nonzero = {
+        f"{name}.bias": float(norm.bias.detach().abs().max())
+        for name, norm in ours.named_children()
+        if isinstance(norm, nn.LayerNorm) and norm.bias is not None and bool(norm.bias.detach().any())
+    }
+    if nonzero:
+        raise ValueError(
+            f"ours is a {type(ours).__name__} with bias=False but non-zero LayerNorm biases "
+            f"({', '.join(nonzero)}; largest |b| = {max(nonzero.values()):.3g}): torch's bias=False also removes "
+            "the LayerNorm biases (the library's keeps them), so no torch layer with bias=False computes the same "
+            "function; only a layer whose LayerNorm biases are all 0 can be copied"
+        )
 
 
 def _torch_layer_kwargs(layer: EncoderLayer | DecoderLayer) -> dict[str, Any]:
@@ -160,8 +195,13 @@ def _check_batch_first(layer: TorchLayer) -> None:
 
 
 def to_torch_encoder_layer(ours: EncoderLayer) -> nn.TransformerEncoderLayer:
-    """A new ``nn.TransformerEncoderLayer(batch_first=True)`` with our weights."""
+    """A new ``nn.TransformerEncoderLayer(batch_first=True)`` with our weights.
+
+    With ``bias=False`` the torch layer has no LayerNorm biases: ValueError unless ours are all 0
+    (see the module docstring).
+    """
     _require("ours", ours, EncoderLayer)
+    _check_norm_biases(ours)
     theirs = _like(nn.TransformerEncoderLayer(**_torch_layer_kwargs(ours)), ours)
     copy_mha_to_torch(ours.self_attn, theirs.self_attn)
     _copy_ffn_and_norms(
@@ -174,7 +214,10 @@ def to_torch_encoder_layer(ours: EncoderLayer) -> nn.TransformerEncoderLayer:
 
 
 def from_torch_encoder_layer(theirs: nn.TransformerEncoderLayer) -> EncoderLayer:
-    """A new :class:`EncoderLayer` with the weights of ``theirs``."""
+    """A new :class:`EncoderLayer` with the weights of ``theirs``.
+
+    From a torch layer with ``bias=False`` (no LayerNorm biases), our LayerNorm biases are 0.
+    """
     _require("theirs", theirs, nn.TransformerEncoderLayer)
     _check_batch_first(theirs)
     ours = _like(EncoderLayer(**_our_layer_kwargs(theirs)), theirs)
@@ -189,8 +232,12 @@ def from_torch_encoder_layer(theirs: nn.TransformerEncoderLayer) -> EncoderLayer
 
 
 def to_torch_decoder_layer(ours: DecoderLayer) -> nn.TransformerDecoderLayer:
-    """A new ``nn.TransformerDecoderLayer(batch_first=True)`` with our weights."""
+    """A new ``nn.TransformerDecoderLayer(batch_first=True)`` with our weights.
+
+    ``bias=False``: as :func:`to_torch_encoder_layer` (our LayerNorm biases must be 0).
+    """
     _require("ours", ours, DecoderLayer)
+    _check_norm_biases(ours)
     theirs = _like(nn.TransformerDecoderLayer(**_torch_layer_kwargs(ours)), ours)
     copy_mha_to_torch(ours.self_attn, theirs.self_attn)
     copy_mha_to_torch(ours.cross_attn, theirs.multihead_attn)
@@ -204,7 +251,10 @@ def to_torch_decoder_layer(ours: DecoderLayer) -> nn.TransformerDecoderLayer:
 
 
 def from_torch_decoder_layer(theirs: nn.TransformerDecoderLayer) -> DecoderLayer:
-    """A new :class:`DecoderLayer` with the weights of ``theirs``."""
+    """A new :class:`DecoderLayer` with the weights of ``theirs``.
+
+    From a torch layer with ``bias=False`` (no LayerNorm biases), our LayerNorm biases are 0.
+    """
     _require("theirs", theirs, nn.TransformerDecoderLayer)
     _check_batch_first(theirs)
     ours = _like(DecoderLayer(**_our_layer_kwargs(theirs)), theirs)

@@ -54,8 +54,7 @@ def test_wheel_runs_a_chapter_in_a_clean_venv(tmp_path):
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "transformer_lib", source / "transformer_lib", ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-                  "-w", str(wheels), str(source)])
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(source)])
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("transformer_lib-*.whl")
     import transformer_lib
@@ -91,9 +90,26 @@ def test_wheel_runs_a_chapter_in_a_clean_venv(tmp_path):
     env.setdefault("ATEN_CPU_CAPABILITY", "avx2")
     env.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
     nbval = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--nbval",
-         "--nbval-kernel-name", "tl-wheel", "--nbval-sanitize-with", str(ROOT / "book" / "sanitize.cfg"), str(CHAPTER)],
-        cwd=ROOT, capture_output=True, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            "--nbval",
+            "--nbval-kernel-name",
+            "tl-wheel",
+            "--nbval-sanitize-with",
+            str(ROOT / "book" / "sanitize.cfg"),
+            str(CHAPTER),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert nbval.returncode == 0, nbval.stdout[-4000:]
     assert re.search(r"\b\d+ passed", nbval.stdout), nbval.stdout[-2000:]

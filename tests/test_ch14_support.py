@@ -143,9 +143,7 @@ def test_cold_sampling_equals_top_1():
     assert torch.equal(cold, greedy)  # every runner-up keeps at most e^-50 of the mass
 
 
-@pytest.mark.parametrize(
-    "name", ["mlm_corruption", "vit_sequence_length", "whisper_stem_length", "sampling_temperature_limits"]
-)
+@pytest.mark.parametrize("name", ["mlm_corruption", "vit_sequence_length", "whisper_stem_length", "sampling_temperature_limits"])
 def test_chapter_14_derivations_are_registered(name):
     derivation = getattr(tl.derivations, name)()  # built, not checked: test_derivations.py checks it once
     assert name in tl.derivations.DERIVATIONS

@@ -88,7 +88,7 @@ def load_linear(
 
 
 def load_attention(
-    mha: MultiHeadAttention,
+    mha: object,
     W_q: Any,
     W_k: Any,
     W_v: Any,
@@ -130,7 +130,7 @@ def load_attention(
     return mha
 
 
-def load_feed_forward(ffn: PositionwiseFeedForward, W1: Any, b1: Any, W2: Any, b2: Any) -> PositionwiseFeedForward:
+def load_feed_forward(ffn: object, W1: Any, b1: Any, W2: Any, b2: Any) -> PositionwiseFeedForward:
     """Load FFN(x) = max(0, x W1 + b1) W2 + b2 (paper Eq. 2, the sources' convention).
 
     Args:
@@ -146,7 +146,7 @@ def load_feed_forward(ffn: PositionwiseFeedForward, W1: Any, b1: Any, W2: Any, b
     return ffn
 
 
-def load_layer_norm(norm: nn.LayerNorm, gamma: Any = None, beta: Any = None, eps: float | None = None) -> nn.LayerNorm:
+def load_layer_norm(norm: object, gamma: Any = None, beta: Any = None, eps: float | None = None) -> nn.LayerNorm:
     """Set a LayerNorm's scale gamma (None: ones), shift beta (None: zeros) and, if given, epsilon.
 
     LayerNorm(y) = gamma * (y - mean) / sqrt(var + eps) + beta, with the biased variance.
@@ -177,7 +177,7 @@ def load_embedding(embedding: TokenEmbedding | nn.Embedding, table: Any) -> None
     _copy(embedding.weight, _matrix("table", table, shape, "(V, D)"))
 
 
-def load_positions(positional: LearnedPositionalEncoding, table: Any) -> None:
+def load_positions(positional: object, table: Any) -> None:
     """Set the first T rows of a learned position table; row t is added at position t."""
     if not isinstance(positional, LearnedPositionalEncoding):
         raise TypeError(f"positional must be a LearnedPositionalEncoding, got {type(positional).__name__}")

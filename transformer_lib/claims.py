@@ -48,6 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._checks import check_nonnegative_int
+
 __all__ = [
     "VERDICTS",
     "Audit",
@@ -103,8 +105,7 @@ def close(*, rel: float = 0.0, abs: float = 0.0) -> Rule:
 
 def rounds_to(digits: int) -> Rule:
     """Agree when the computed value, rounded to ``digits`` decimals, is the claimed one."""
-    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 0:
-        raise ValueError(f"digits must be an int >= 0, got {digits!r}")
+    check_nonnegative_int("digits", digits)
 
     def test(claimed: Any, computed: Any) -> bool:
         a, b = _number("claimed", claimed), _number("computed", computed)

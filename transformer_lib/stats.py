@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ._checks import check_float
+from ._checks import check_float, check_int, check_positive_int
 
 __all__ = [
     "SeedSummary",
@@ -93,10 +93,7 @@ def t_quantile(p: float, df: int) -> float:
     ``t_quantile(0.975, 4)`` = 2.776..., the factor of a 95 % interval from 5 values.
     """
     check_float("p", p, low=0.0, high=1.0, low_open=True, high_open=True)
-    if not isinstance(df, int) or isinstance(df, bool):
-        raise TypeError(f"df must be an int, got {type(df).__name__} ({df!r})")
-    if df < 1:
-        raise ValueError(f"df must be >= 1, got {df}")
+    check_positive_int("df", df)
     if p == 0.5:
         return 0.0
     if p < 0.5:
@@ -218,8 +215,7 @@ def over_seeds(run: Callable[[int], float], seeds: Sequence[int] | int = 5, leve
         seeds = range(seeds)
     chosen = tuple(seeds)
     for s in chosen:
-        if not isinstance(s, int) or isinstance(s, bool):
-            raise TypeError(f"seeds must be ints, got {type(s).__name__} ({s!r})")
+        check_int("seeds[i]", s)
     return summarize([run(seed) for seed in chosen], chosen, level)
 
 

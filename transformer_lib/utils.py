@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._checks import check_int, check_nonnegative_int, check_positive_int
+
 
 def set_seed(seed: int) -> torch.Generator:
     """Seed Python's, NumPy's and torch's global generators; return a fresh seeded torch.Generator."""
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    check_int("seed", seed)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -81,8 +82,7 @@ def deterministic(seed: int = 0, threads: int = 1, precision: int = 4, portable:
     deterministic kernels, and sets torch's and NumPy's print precision so
     printed numbers are rounded the same way on every machine.
     """
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads <= 0:
-        raise ValueError(f"threads must be a positive int, got {threads!r}")
+    check_positive_int("threads", threads)
     if portable:
         portable_numerics()
     torch.set_num_threads(threads)
@@ -105,10 +105,8 @@ def cpu_seconds(fn: Callable[[], object], repeats: int = 3, warmup: int = 1) -> 
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
-        raise ValueError(f"repeats must be a positive int, got {repeats!r}")
-    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
-        raise ValueError(f"warmup must be a non-negative int, got {warmup!r}")
+    check_positive_int("repeats", repeats)
+    check_nonnegative_int("warmup", warmup)
     for _ in range(warmup):
         fn()
     best = float("inf")

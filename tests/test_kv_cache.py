@@ -114,6 +114,26 @@ def test_incremental_states_equal_the_full_pass():
         torch.testing.assert_close(torch.cat(pieces, dim=1), lm(tgt), rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("positional", ["sinusoidal", "learned", "none"])
+def test_each_step_embeds_only_its_new_position(positional, monkeypatch):
+    """The cached step looks up and positions one token, at its offset, and gets the full pass's states."""
+    torch.manual_seed(0)
+    model = tl.Transformer(_config(positional=positional)).double().eval()
+    src, tgt = _padded_source(), torch.randint(3, V, (7, 6))
+    mask = tl.padding_mask(src, PAD)
+    seen = []
+    original = model.tgt_embed.forward
+    monkeypatch.setattr(model.tgt_embed, "forward", lambda tokens: seen.append(tokens.shape[1]) or original(tokens))
+    with torch.no_grad():
+        memory = model.encode(src, src_mask=mask)
+        full = model.decode(tgt, memory, src_mask=mask)
+        seen.clear()
+        cache = tl.attention.KVCache()
+        steps = [model.decode(tgt[:, : t + 1], memory, src_mask=mask, cache=cache) for t in range(6)]
+    assert seen == [1] * 6  # not 1, 2, ..., 6: the prefix is not re-embedded
+    torch.testing.assert_close(torch.cat(steps, dim=1), full, rtol=0, atol=1e-12)
+
+
 def test_cross_attention_keys_and_values_are_computed_once(monkeypatch):
     model = _model(torch.float64).eval()
     src = _padded_source()

@@ -111,3 +111,20 @@ def test_positional_dropout_acts_on_the_sum_in_training_only():
     assert 0.4 < float(kept.float().mean()) < 0.6
     torch.testing.assert_close(out[kept], (total * 2.0)[kept])  # survivors scaled by 1 / (1 - p)
     torch.testing.assert_close(module.eval()(x), total)
+
+
+@pytest.mark.parametrize("kind", ["sinusoidal", "learned"])
+def test_offset_adds_the_rows_of_the_positions_it_names(kind):
+    """Incremental decoding embeds only new positions: rows offset ... offset + T - 1 of the full pass."""
+    torch.manual_seed(0)
+    module = tl.SinusoidalPositionalEncoding(8, max_len=10) if kind == "sinusoidal" else tl.LearnedPositionalEncoding(8, 10)
+    x = torch.randn(2, 10, 8)
+    full = module(x)
+    torch.testing.assert_close(module(x[:, 6:9], offset=6), full[:, 6:9], rtol=0, atol=0)
+    assert module(x[:, 9:], offset=9).shape == (2, 1, 8)  # the last position, max_len - 1
+    with pytest.raises(ValueError, match=r"x has positions 8\.\.10 but the positional encoding covers max_len=10"):
+        module(x[:, :3], offset=8)
+    with pytest.raises(ValueError, match=r"offset must be .*>= 0"):
+        module(x[:, :1], offset=-1)
+    with pytest.raises(TypeError, match=r"offset must be an int"):
+        module(x[:, :1], offset=1.0)

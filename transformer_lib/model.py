@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_bool, check_choice, check_tensor
+from ._checks import check_bool, check_choice, check_int, check_tensor
 from .attention import KERNELS, KVCache, MultiHeadAttention
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
@@ -147,9 +147,10 @@ class _DropoutOnly(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.max_len = max_len
 
-    def forward(self, x: Tensor) -> Tensor:
-        if x.shape[1] > self.max_len:
-            raise ValueError(f"x has {x.shape[1]} positions, more than max_len={self.max_len}")
+    def forward(self, x: Tensor, *, offset: int = 0) -> Tensor:
+        check_int("offset", offset, low=0)
+        if offset + x.shape[1] > self.max_len:
+            raise ValueError(f"x ends at position {offset + x.shape[1] - 1}, beyond max_len={self.max_len}")
         return self.dropout(x)
 
 
@@ -218,12 +219,11 @@ class Transformer(nn.Module):
         """Target ids (B, T) and memory (B, S, D) -> decoder states (B, T, D).
 
         With ``cache`` (a :class:`~transformer_lib.attention.KVCache`), ``tgt`` is still the
-        whole prefix, but only the positions from ``cache.length`` on are computed and
+        whole prefix, but only the positions from ``cache.length`` on are embedded, computed and
         returned: (B, T - cache.length, D); the others' keys and values come from the cache.
         """
-        x = self.positional(self.tgt_embed(tgt))
-        if cache is not None:
-            x = x[:, cache.length :]  # positions are added above, over the whole prefix
+        past = 0 if cache is None else cache.length
+        x = self.positional(self.tgt_embed(tgt[:, past:]), offset=past)  # only the positions not seen yet
         return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal, cache=cache)
 
     def forward(
@@ -268,9 +268,8 @@ class DecoderOnlyLM(nn.Module):
     supports_cache = True
 
     def forward(self, tokens: Tensor, *, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
-        x = self.positional(self.embed(tokens))
         past = 0 if cache is None else cache.length
-        x = x[:, past:]  # with a cache: only the positions not seen yet
+        x = self.positional(self.embed(tokens[:, past:]), offset=past)  # with a cache: only the positions not seen yet
         mask = with_causal(mask, x.shape[1], tokens.device, past)
         for layer in self.layers:
             x = layer(x, mask=mask, cache=cache)

@@ -12,7 +12,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_bool, check_fraction, check_positive_int, check_tensor, check_tokens
+from ._checks import check_bool, check_fraction, check_int, check_positive_int, check_tensor, check_tokens
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -43,7 +43,10 @@ def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.floa
 class SinusoidalPositionalEncoding(nn.Module):
     """Adds the fixed sinusoidal table to the input, then applies dropout.
 
-    Shape: x (B, T, D) -> (B, T, D), with T <= max_len.
+    ``offset``: the position of x's first row (incremental decoding adds rows
+    ``offset ... offset + T - 1`` of the table).
+
+    Shape: x (B, T, D) -> (B, T, D), with offset + T <= max_len.
     Paper: §3.5 (the table) and §5.4 (dropout on the sums). Book: chapter 6.
     """
 
@@ -60,15 +63,17 @@ class SinusoidalPositionalEncoding(nn.Module):
         # kept in float64 and cast in forward, so that model.double() gets a table accurate to float64
         self.register_buffer("table", sinusoidal_table(max_len, d_model, dtype=torch.float64), persistent=False)
 
-    def forward(self, x: Tensor) -> Tensor:
-        _check_positions(x, self.d_model, self.max_len)
-        return self.dropout(x + self.table[: x.shape[1]].to(x.dtype))
+    def forward(self, x: Tensor, *, offset: int = 0) -> Tensor:
+        _check_positions(x, self.d_model, self.max_len, offset)
+        return self.dropout(x + self.table[offset : offset + x.shape[1]].to(x.dtype))
 
 
 class LearnedPositionalEncoding(nn.Module):
     """Adds a trained (max_len, D) position embedding, then applies dropout.
 
-    Shape: x (B, T, D) -> (B, T, D), with T <= max_len.
+    ``offset``: the position of x's first row, as in :class:`SinusoidalPositionalEncoding`.
+
+    Shape: x (B, T, D) -> (B, T, D), with offset + T <= max_len.
     Paper: Table 3 row E ("positional embedding instead of sinusoids"). Book: chapter 6.
     """
 
@@ -83,18 +88,18 @@ class LearnedPositionalEncoding(nn.Module):
         self.embedding = nn.Embedding(max_len, d_model)
         nn.init.normal_(self.embedding.weight, std=d_model**-0.5)
 
-    def forward(self, x: Tensor) -> Tensor:
-        _check_positions(x, self.d_model, self.max_len)
-        positions = torch.arange(x.shape[1], device=x.device)
+    def forward(self, x: Tensor, *, offset: int = 0) -> Tensor:
+        _check_positions(x, self.d_model, self.max_len, offset)
+        positions = torch.arange(offset, offset + x.shape[1], device=x.device)
         return self.dropout(x + self.embedding(positions))
 
 
-def _check_positions(x: Tensor, d_model: int, max_len: int) -> None:
+def _check_positions(x: Tensor, d_model: int, max_len: int, offset: int = 0) -> None:
     check_tensor("x", x, f"(B, T, D={d_model})", 3, d_model)
-    if x.shape[1] > max_len:
-        raise ValueError(
-            f"x has {x.shape[1]} positions but the positional encoding covers max_len={max_len}; raise max_len in the config"
-        )
+    check_int("offset", offset, low=0)
+    if offset + x.shape[1] > max_len:
+        where = f"positions {offset}..{offset + x.shape[1] - 1}" if offset else f"{x.shape[1]} positions"
+        raise ValueError(f"x has {where} but the positional encoding covers max_len={max_len}; raise max_len in the config")
 
 
 class TokenEmbedding(nn.Module):

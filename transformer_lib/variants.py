@@ -257,9 +257,8 @@ class SpeechTransformer(nn.Module):
 
         ``cache``: as :meth:`transformer_lib.Transformer.decode` (only new positions are computed).
         """
-        x = self.target_positions(self.tgt_embed(tgt))
-        if cache is not None:
-            x = x[:, cache.length :]
+        past = 0 if cache is None else cache.length
+        x = self.target_positions(self.tgt_embed(tgt[:, past:]), offset=past)
         src_mask = self.memory_mask(src_mask, memory.shape[1])
         return self.decoder(x, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal, cache=cache)
 

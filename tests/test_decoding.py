@@ -282,3 +282,29 @@ def test_decoder_arguments_after_eos_id_are_keyword_only(model, src):
         tl.greedy_decode(model, src, 5, BOS, EOS, tl.padding_mask(src, PAD))
     with pytest.raises(TypeError):
         tl.beam_search(model, src, 5, BOS, EOS, 4)
+
+
+def test_decoded_tokens_can_train_the_model_and_be_edited(model, src, lm):
+    """The decoders run in inference mode; what they return must be ordinary tensors.
+
+    An inference tensor used as training targets or edited in place raises a RuntimeError
+    ("Inference tensors cannot be saved for backward"): self-training on decoded outputs is a
+    common exercise.
+    """
+    mask = tl.padding_mask(src, PAD)
+    outputs = {
+        "greedy": tl.greedy_decode(model, src, 6, BOS, EOS, src_mask=mask),
+        "beam": tl.beam_search(model, src, 6, BOS, EOS, beam_size=2, src_mask=mask),
+        "sample": tl.sample(lm, src[:, :2] % 10, 4, generator=torch.Generator().manual_seed(0)),
+    }
+    for name, out in outputs.items():
+        assert not out.is_inference(), name
+        out[:, 0] = out[:, 0]  # in place, outside inference mode
+    model.train()
+    greedy = outputs["greedy"]
+    tgt_in = torch.cat([torch.full((src.shape[0], 1), BOS), greedy[:, :-1]], dim=1)
+    loss = model(src, tgt_in, src_mask=mask).log_softmax(-1).gather(-1, greedy[..., None]).mean()
+    loss.backward()  # the embedding saves the decoded ids for backward
+    assert model.tgt_embed.weight.grad is not None
+    model.zero_grad()
+    model.eval()

@@ -5,6 +5,9 @@
   "[VSP+17]"; entries sorted by author, year and title.
 - A ``{ref}`` to a section whose title contains maths shows the maths (Sphinx writes such a title into
   the link as raw TeX: "Scores are divided by \\sqrt{d_k}, ...").
+- In the PDF, a square root in a title ("Why divide by √dₖ": titles are plain text so that the HTML navigation
+  shows them without MathJax), and in the links that show that title, is typeset as maths, √ over dₖ, instead
+  of a bare radical sign before the letters.
 - Alt text for cell-output images: an image without alt text is described by its figure caption (the cell's
   ``mystnb.figure.caption``) or, for an uncaptioned figure, by the section it appears in, instead of Sphinx's
   default, the image's hashed file path.
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 from docutils import nodes
 from pybtex.plugin import register_plugin
@@ -25,7 +29,7 @@ def _last_names(person) -> str:
 
 
 class AuthorYearLabelStyle(BaseLabelStyle):
-    """"Vaswani et al., 2017"; "Ba and Kingma, 2016"; a, b, ... where two entries would get one label."""
+    """ "Vaswani et al., 2017"; "Ba and Kingma, 2016"; a, b, ... where two entries would get one label."""
 
     def format_labels(self, sorted_entries):
         labels = []
@@ -126,7 +130,44 @@ def maths_in_reference_titles(app, doctree: nodes.document, docname: str) -> Non
             inline += child.deepcopy()
 
 
+_SUBSCRIPTS = dict(zip("ₐₑₒₓₕₖₗₘₙₚₛₜ₀₁₂₃₄₅₆₇₈₉", "aeoxhklmnpst0123456789", strict=True))
+_ROOT_IN_TITLE = re.compile(r"√([A-Za-z])([" + "".join(_SUBSCRIPTS) + r"]*)")
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def roots_in_titles_as_maths(app, doctree: nodes.document, docname: str) -> None:
+    """LaTeX only: "√dₖ" in a title, or in a link that shows a title, becomes the math node \\sqrt{d_{k}}.
+
+    Text in code and cell outputs (literal nodes) is left as it is.
+    """
+    if app.builder.format != "latex":
+        return
+    for text in list(doctree.findall(nodes.Text)):
+        if "√" not in text or any(isinstance(a, (nodes.literal_block, nodes.literal, nodes.raw)) for a in _ancestors(text)):
+            continue
+        pieces = _ROOT_IN_TITLE.split(str(text))
+        if len(pieces) == 1:
+            continue
+        new: list[nodes.Node] = []
+        for i in range(0, len(pieces) - 1, 3):
+            before, letter, subscript = pieces[i : i + 3]
+            if before:
+                new.append(nodes.Text(before))
+            sub = "".join(_SUBSCRIPTS[c] for c in subscript)
+            latex = rf"\sqrt{{{letter}_{{{sub}}}}}" if sub else rf"\sqrt{{{letter}}}"
+            new.append(nodes.math(latex, latex))
+        if pieces[-1]:
+            new.append(nodes.Text(pieces[-1]))
+        text.parent.replace(text, new)
+
+
 def setup(app):
+    app.connect("doctree-resolved", roots_in_titles_as_maths)
     app.connect("doctree-resolved", add_alt_text)
     app.connect("doctree-resolved", maths_in_reference_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

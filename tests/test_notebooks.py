@@ -74,6 +74,26 @@ def test_every_figure_prints_its_numbers(path):
             assert "stream" in kinds, f"{path.name}: a figure cell prints no numbers:\n{''.join(cell['source'])[:300]}"
 
 
+MAX_PRINTED_LINE = 95  # at the book's output size (0.8rem) 96 characters fit the 780 px column at 1400 px
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_printed_lines_fit_the_column(path):
+    """A longer line scrolls sideways inside its output box on the page (CONTRIBUTING, "The page")."""
+    too_long = []
+    for cell in _code_cells(path):
+        for output in cell["outputs"]:
+            data = output.get("data", {})
+            if output["output_type"] == "stream":
+                text = "".join(output["text"])
+            elif "text/html" not in data and "text/latex" not in data:  # an HTML table is laid out by the browser
+                text = "".join(data.get("text/plain", ""))
+            else:
+                continue
+            too_long += [line for line in text.splitlines() if len(line) > MAX_PRINTED_LINE]
+    assert not too_long, f"{path.name}: {len(too_long)} printed lines over {MAX_PRINTED_LINE} characters, e.g. {too_long[0]!r}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_first_cell_installs_the_library_where_it_is_missing(path):
     """Colab and downloaded notebooks: the first code cell is the hidden install cell, exactly."""

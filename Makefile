@@ -1,11 +1,11 @@
 # The Transformer, Executed: set-up, book, tests.
 #   make book     set up .venv, execute the chapters whose code changed into a cache under _build (never into
 #                 the sources: `git status` stays clean), build the HTML book into _build/html
-#   make test     set up .venv, run unit tests, strict nbval on every chapter, build the committed outputs
-#                 (no execution) with warnings as errors
+#   make test     set up .venv, lint, run unit tests, strict nbval on every chapter (on this CPU, then as if on
+#                 two other CPUs: nbval-emulated), build the committed outputs (no execution) with warnings as errors
 #   make execute  re-execute every chapter in place (after a library change), then commit the outputs;
 #                 one chapter: make execute NOTEBOOKS=book/ch03_scaling.ipynb
-#   make nbval-emulated  strict nbval under two emulations of another CPU (not part of make test: see CONTRIBUTING)
+#   make nbval-emulated  strict nbval under two emulations of another CPU (part of make test: see CONTRIBUTING)
 #   make pdf      the whole book as one PDF, _build/latex/book.pdf (needs TeX Live: see README)
 #   make lab      open the chapters in JupyterLab from the same environment
 #   make bench    print speed ratios against torch.nn (not part of the tests)
@@ -67,7 +67,7 @@ execute-cache: setup
 	mkdir -p _build
 	$(BIN)/python tools/execute_cache.py --cache $(BOOK_CACHE) --jobs $(JOBS) $(NOTEBOOKS)
 
-test: setup lint unit nbval build
+test: setup lint unit nbval nbval-emulated build
 
 # ruff: lint rules and formatting; mypy: types of transformer_lib (configured in pyproject.toml [tool.mypy]).
 lint: setup

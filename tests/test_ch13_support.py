@@ -1,14 +1,10 @@
-"""Library support for chapter 13: the cost formulas agree with the library's modules and with PyTorch's FLOP counter.
-
-The registered derivations (transformer_parameter_count, transformer_flops_per_token,
-paper_training_cost, decoding_cost, linear_attention_identity) are proved in
-test_derivations.py; here the helpers of ``transformer_lib.derivations.cost`` are
-checked against ``tl.count_parameters``, ``FlopCounterMode`` and a wrong step.
-"""
+"""The statistics helpers of chapter 13 agree with brute force and refuse bad input."""
 
 import ast
+import itertools
 import json
 import math
+import random
 import re
 from pathlib import Path
 
@@ -17,210 +13,132 @@ import sympy as sp
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from torch.utils.flop_counter import FlopCounterMode
 
 import transformer_lib as tl
-from transformer_lib.derivations import Step, cost, derivation_names
+from transformer_lib.derivations import Step
+from transformer_lib.derivations.ablation import (
+    expected_max,
+    expected_max_formula,
+    factorial_effects,
+    standard_error_of_difference,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-LABEL = "ch-cost"  # the chapter checked below, found by its label
+LABEL = "ch-ablations"  # the chapter checked below, found by its label
 
 
-def _config(d_model=32, n_heads=4, d_ff=64, n_layers=2, vocab=50, max_len=128):
-    return tl.TransformerConfig.tiny(
-        d_model=d_model,
-        n_heads=n_heads,
-        d_ff=d_ff,
-        n_encoder_layers=n_layers,
-        n_decoder_layers=n_layers,
-        src_vocab_size=vocab,
-        tgt_vocab_size=vocab,
-        dropout=0.0,
-        max_len=max_len,
-    )
+def brute_force_expected_max(values, n):
+    """Average of max over all N^n equally likely ordered draws with replacement."""
+    draws = list(itertools.product(values, repeat=n))
+    return sum(max(draw) for draw in draws) / len(draws)
 
 
-def _forward_backward_on_meta(config, batch, src_len, tgt_len):
-    with torch.device("meta"):
-        model = tl.Transformer(config)
-        src_x = torch.empty(batch, src_len, config.d_model, requires_grad=True)
-        tgt_x = torch.empty(batch, tgt_len, config.d_model, requires_grad=True)
-    forward, backward = FlopCounterMode(display=False), FlopCounterMode(display=False)
-    tl.set_attention_kernel(model, "explicit")  # ordinary matrix products that FlopCounterMode counts
-    with forward:
-        logits = model.output_projection(model.decoder(tgt_x, model.encoder(src_x)))
-    with backward:
-        logits.sum().backward()
-    return forward.get_total_flops(), backward.get_total_flops()
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("values", [[0.3], [0.1, 0.5], [0.2, 0.9, 0.4], [0.0, 0.0, 1.0, 0.5], [3, 1, 4, 1, 5]])
+def test_expected_max_equals_enumeration(values, n):
+    assert expected_max(values, n) == pytest.approx(brute_force_expected_max(values, n), rel=1e-12, abs=1e-12)
 
 
-def test_chapter_13_derivations_are_registered():
-    names = {
-        "transformer_parameter_count",
-        "transformer_flops_per_token",
-        "paper_training_cost",
-        "decoding_cost",
-        "linear_attention_identity",
-    }
-    assert names <= set(derivation_names())  # built and checked once, by test_derivations.py
-
-
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
-    half_width=st.integers(1, 24),
-    d_ff=st.integers(1, 100),
-    n_encoder=st.integers(0, 3),
-    n_decoder=st.integers(0, 3),
-    vocab=st.integers(1, 300),
+    st.lists(st.floats(min_value=-10, max_value=10, allow_nan=False), min_size=1, max_size=5),
+    st.integers(min_value=1, max_value=4),
 )
-def test_parameter_formula_equals_count_parameters(half_width, d_ff, n_encoder, n_decoder, vocab):
-    d_model = 2 * half_width  # sinusoidal positions need an even width
-    config = tl.TransformerConfig(
-        src_vocab_size=vocab,
-        tgt_vocab_size=vocab,
-        d_model=d_model,
-        n_heads=1,
-        d_ff=d_ff,
-        n_encoder_layers=n_encoder,
-        n_decoder_layers=n_decoder,
-        max_len=16,
-    )
-    with torch.device("meta"):
-        counted = tl.count_parameters(tl.Transformer(config))
-        encoder_layer = tl.count_parameters(tl.EncoderLayer.from_config(config))
-        decoder_layer = tl.count_parameters(tl.DecoderLayer.from_config(config))
-    assert counted == cost.transformer_parameters(d_model, d_ff, n_encoder, n_decoder, vocab)
-    assert encoder_layer == cost.encoder_layer_parameters(d_model, d_ff)
-    assert decoder_layer == cost.decoder_layer_parameters(d_model, d_ff)
+def test_expected_max_equals_enumeration_property(values, n):
+    assert expected_max(values, n) == pytest.approx(brute_force_expected_max(values, n), rel=1e-9, abs=1e-9)
 
 
-def test_paper_presets_parameter_counts():
-    assert cost.transformer_parameters(512, 2048, 6, 6, 37000) == 63_082_496
-    assert cost.transformer_parameters(1024, 4096, 6, 6, 37000) == 214_245_376
+def test_expected_max_limits_and_monotonicity():
+    values = [0.2, 0.7, 0.1, 0.9, 0.4]
+    assert expected_max(values, 1) == pytest.approx(sum(values) / len(values))
+    curve = [expected_max(values, n) for n in range(1, 60)]
+    assert all(b >= a - 1e-15 for a, b in itertools.pairwise(curve))
+    assert curve[-1] == pytest.approx(max(values), abs=1e-4)
+    assert expected_max([0.5] * 4, 7) == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize(("batch", "src_len", "tgt_len"), [(1, 1, 1), (2, 5, 9), (3, 12, 4)])
-@pytest.mark.parametrize("n_layers", [1, 2])
-def test_forward_flops_equal_the_flop_counter_and_backward_is_twice(batch, src_len, tgt_len, n_layers):
-    config = _config(n_layers=n_layers)
-    forward, backward = _forward_backward_on_meta(config, batch, src_len, tgt_len)
-    assert forward == cost.transformer_forward_flops(src_len, tgt_len, 32, 64, n_layers, n_layers, 50, batch=batch)
-    assert backward == 2 * forward
+def test_expected_max_matches_monte_carlo():
+    values = [0.1, 0.4, 0.45, 0.8]
+    rng = random.Random(0)
+    trials = 20_000
+    estimate = sum(max(rng.choice(values) for _ in range(3)) for _ in range(trials)) / trials
+    assert estimate == pytest.approx(expected_max(values, 3), abs=0.01)
 
 
-def test_encoder_layer_flops_match_a_real_layer_and_chapter_2():
-    layer = tl.EncoderLayer(24, 3, 40, dropout=0.0)
-    x = torch.randn(2, 9, 24)
-    tl.set_attention_kernel(layer, "explicit")
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        layer(x)
-    assert counter.get_total_flops() == 2 * cost.encoder_layer_flops(9, 24, 40)["total"]
-    n, d = sp.symbols("n d", positive=True)
-    parts = cost.encoder_layer_flops(n, d, 4 * d)
-    chapter2 = tl.derivations.attention_basics.self_attention_flops(n, d, output_projection=True)
-    assert sp.expand(parts["projections"] + parts["attention"] - chapter2) == 0
-
-
-def test_per_token_cost_is_twice_the_matmul_weights_for_short_sequences():
-    n = sp.Symbol("n", positive=True)
-    per_token = cost.transformer_forward_flops(n, n, 512, 2048, 6, 6, 37000) / n
-    weights = cost.matmul_weights(512, 2048, 6, 6, 37000)
-    assert sp.limit(per_token, n, 0) == 2 * weights
-    assert weights == 62_984_192
-
-
-@pytest.mark.parametrize("use_cache", [False, True])
-@pytest.mark.parametrize("out_len", [1, 3, 6])
-def test_greedy_decode_flops_equal_the_counted_decoder(out_len, use_cache):
-    config = _config(max_len=64)
-    model = tl.Transformer(config).eval()
-    src = torch.randint(4, 50, (2, 7), generator=torch.Generator().manual_seed(0))
-    tl.set_attention_kernel(model, "explicit")
-    with FlopCounterMode(display=False) as counter:  # eos never produced: full length
-        output = tl.greedy_decode(model, src, out_len, bos_id=1, eos_id=-1, use_cache=use_cache)
-    assert output.shape == (2, out_len)
-    formula = cost.greedy_decode_flops(7, out_len, 32, 64, 2, 2, 50, batch=2, cached=use_cache)
-    assert counter.get_total_flops() == formula
-
-
-def test_cache_changes_nothing_for_the_first_token_and_saves_later():
-    uncached = cost.greedy_decode_flops(10, 1, 64, 256, 2, 2, 100)
-    cached = cost.greedy_decode_flops(10, 1, 64, 256, 2, 2, 100, cached=True)
-    assert uncached == cached
-    assert cost.greedy_decode_flops(10, 20, 64, 256, 2, 2, 100) > cost.greedy_decode_flops(
-        10, 20, 64, 256, 2, 2, 100, cached=True
-    )
-    t = sp.Symbol("t", positive=True)
-    step = cost.decoding_step_flops(t, 10, 64, 256, 2, 100)
-    assert sp.degree(sp.expand(step), t) == 2  # uncached step: quadratic in the prefix length
-    assert sp.degree(sp.expand(cost.decoding_step_flops(t, 10, 64, 256, 2, 100, cached=True)), t) == 1
-
-
-def test_kv_cache_and_attention_memory():
-    assert cost.kv_cache_numbers(6, 512, 1) == 6144
-    assert cost.kv_cache_numbers(6, 512, 100, 100) == 2 * 6 * 512 * 200
-    assert cost.attention_weight_bytes(1, 8, 10_000, 10_000) == 3_200_000_000
-    attention = tl.MultiHeadAttention(16, 4)
-    x = torch.randn(3, 11, 16)
-    with torch.no_grad():
-        _, weights = attention(x, x, x, need_weights=True)
-    assert weights.numel() * weights.element_size() == cost.attention_weight_bytes(3, 4, 11, 11)
-
-
-def test_windowed_and_linear_attention_flops():
-    n, radius, d = 40, 3, 8
-    q, k, v = torch.randn(3, n, d)
-    k_windows = torch.nn.functional.pad(k, (0, 0, radius, radius)).unfold(0, 2 * radius + 1, 1).transpose(-1, -2)
-    v_windows = torch.nn.functional.pad(v, (0, 0, radius, radius)).unfold(0, 2 * radius + 1, 1).transpose(-1, -2)
-    with FlopCounterMode(display=False) as windowed:
-        weights = (q.unsqueeze(-2) @ k_windows.transpose(-1, -2)).softmax(-1)
-        weights @ v_windows
-    assert windowed.get_total_flops() == cost.windowed_attention_flops(n, radius, d, d)
-    phi_q, phi_k = torch.nn.functional.elu(q) + 1, torch.nn.functional.elu(k) + 1
-    with FlopCounterMode(display=False) as linear:
-        (phi_q @ (phi_k.T @ v)) / (phi_q @ phi_k.sum(0).unsqueeze(-1))
-    assert linear.get_total_flops() == cost.linear_attention_flops(n, d, d)
-
-
-def test_paper_training_cost_numbers():
-    p100 = cost.PAPER_GPU_TFLOPS["P100"] * 1e12
-    assert float(cost.hardware_flops(12 * 3600, 8, p100)) == pytest.approx(3.2832e18, rel=1e-12)
-    assert f"{float(cost.hardware_flops(3.5 * 24 * 3600, 8, p100)):.1e}" == "2.3e+19"
-    assert cost.kaplan_training_flops(10, 7) == 420
-    base = float(cost.kaplan_training_flops(cost.matmul_weights(512, 2048, 6, 6, 37000), 25_000 * 100_000))
-    assert math.isclose(base / 3.2832e18, 0.2878, abs_tol=1e-3)
-
-
-def test_a_wrong_crossover_fails():
-    n, d, f = sp.symbols("n D F", positive=True)
-    parts = cost.encoder_layer_flops(n, d, f)
-    crossover = sp.solve(sp.Eq(parts["projections"] + parts["ffn"], parts["attention"]), n)[0]
-    assert not Step("crossover at n = d", crossover, d).holds()
-    assert Step("crossover at n = 2D + F", crossover, 2 * d + f).holds()
+def test_expected_max_accepts_tensors_and_agrees_with_sympy():
+    values = torch.tensor([0.25, 0.5, 0.75])
+    exact = expected_max_formula([sp.Rational(1, 4), sp.Rational(1, 2), sp.Rational(3, 4)], 2)
+    assert expected_max(values, 2) == pytest.approx(float(exact), rel=1e-12)
 
 
 @pytest.mark.parametrize(
-    ("call", "error", "name"),
+    ("values", "n", "error"),
     [
-        (lambda: cost.encoder_layer_parameters(512.0, 2048), TypeError, "d_model"),
-        (lambda: cost.encoder_layer_parameters(True, 2048), TypeError, "d_model"),
-        (lambda: cost.decoder_layer_parameters(512, 0), ValueError, "d_ff"),
-        (lambda: cost.transformer_parameters(512, 2048, -1, 6, 37000), ValueError, "n_encoder_layers"),
-        (lambda: cost.encoder_layer_flops(0, 512, 2048), ValueError, "n"),
-        (lambda: cost.transformer_forward_flops(5, 5, 512, 2048, 6, 6, 37000, batch="2"), TypeError, "batch"),
-        (lambda: cost.decoding_step_flops(3, 5, 64, 256, 2, 100, cached=1), TypeError, "cached"),
-        (lambda: cost.greedy_decode_flops(5, 0, 64, 256, 2, 2, 100), ValueError, "out_len"),
-        (lambda: cost.kv_cache_numbers(6, 512, -1), ValueError, "tgt_len"),
-        (lambda: cost.attention_weight_bytes(1, 8, 10, 10, bytes_per_number=0), ValueError, "bytes_per_number"),
-        (lambda: cost.hardware_flops(-1, 8, 9.5e12), ValueError, "seconds"),
-        (lambda: cost.hardware_flops(10, "8", 9.5e12), TypeError, "n_gpus"),
-        (lambda: cost.windowed_attention_flops(10, -1, 8, 8), ValueError, "radius"),
-        (lambda: cost.linear_attention_flops(10, 8, None), TypeError, "d_v"),
+        ([], 1, ValueError),
+        ([0.1, float("nan")], 1, ValueError),
+        ([0.1, float("inf")], 1, ValueError),
+        ([0.1, 0.2], 0, ValueError),
+        ([0.1, 0.2], -1, ValueError),
+        ([0.1, 0.2], 1.5, TypeError),
+        ([0.1, 0.2], True, TypeError),
+        ("0.1", 1, TypeError),
+        (0.5, 1, TypeError),
+        ([0.1, "a"], 1, TypeError),
+        ([True, 0.2], 1, TypeError),
+        (torch.zeros(2, 2), 1, ValueError),
     ],
 )
-def test_bad_input_names_the_argument(call, error, name):
-    with pytest.raises(error, match=name):
-        call()
+def test_expected_max_refuses_bad_input(values, n, error):
+    with pytest.raises(error) as info:
+        expected_max(values, n)
+    assert "values" in str(info.value) or "n must" in str(info.value)
+
+
+def test_standard_error_of_difference():
+    a, b = [0.5, 0.7], [0.1, 0.2, 0.3]
+    expected = math.sqrt(0.02 / 2 + 0.01 / 3)  # sample variances 0.02 and 0.01
+    assert standard_error_of_difference(a, b) == pytest.approx(expected, rel=1e-12)
+    # two seeds each, equal spread: the standard error is one run's sample standard deviation
+    assert standard_error_of_difference([1.0, 3.0], [5.0, 7.0]) == pytest.approx(math.sqrt(2.0), rel=1e-12)
+    assert standard_error_of_difference([0.3, 0.3], [0.3, 0.3]) == 0.0
+
+
+def test_standard_error_matches_simulation():
+    gen = torch.Generator().manual_seed(0)
+    n, sigma_a, sigma_b = 4, 0.1, 0.2
+    a = 0.5 + sigma_a * torch.randn(100_000, n, generator=gen, dtype=torch.float64)
+    b = 0.3 + sigma_b * torch.randn(100_000, n, generator=gen, dtype=torch.float64)
+    spread = (a.mean(1) - b.mean(1)).std().item()
+    assert spread == pytest.approx(math.sqrt((sigma_a**2 + sigma_b**2) / n), rel=0.02)
+
+
+@pytest.mark.parametrize(("a", "b"), [([0.1], [0.2, 0.3]), ([0.1, 0.2], [0.3]), ([0.1, None], [0.2, 0.3]), (0.1, [0.2, 0.3])])
+def test_standard_error_refuses_bad_input(a, b):
+    with pytest.raises((TypeError, ValueError)) as info:
+        standard_error_of_difference(a, b)
+    assert "a" in str(info.value) or "b" in str(info.value)
+
+
+def test_factorial_effects_reconstruct_the_cells():
+    effects = factorial_effects(0.9, 0.1, 0.7, 0.05)
+    mu, a, b, c = (effects[k] for k in ("mu", "a", "b", "c"))
+    for (x1, x2), y in {(0, 0): 0.9, (1, 0): 0.1, (0, 1): 0.7, (1, 1): 0.05}.items():
+        assert mu + a * x1 + b * x2 + c * x1 * x2 == pytest.approx(y)
+    assert effects["drop_both"] - effects["drop_1"] - effects["drop_2"] == pytest.approx(-c)
+    additive = factorial_effects(1.0, 0.8, 0.7, 0.5)
+    assert additive["c"] == pytest.approx(0.0, abs=1e-12)
+    assert additive["drop_both"] == pytest.approx(additive["drop_1"] + additive["drop_2"])
+    with pytest.raises(ValueError):
+        factorial_effects(0.1, 0.2, float("nan"), 0.3)
+
+
+def test_the_derivations_are_registered_and_a_wrong_step_fails():
+    for name in ("difference_of_means_variance", "factorial_interaction", "expected_max_of_runs"):
+        assert name in tl.derivations.DERIVATIONS  # built and checked once, by test_derivations.py
+    v = sp.symbols("v1:3", real=True)
+    assert not Step("E[max] = mean for n = 2 (wrong)", expected_max_formula(v, 2), (v[0] + v[1]) / 2).holds()
+    sigma, n = sp.symbols("sigma n", positive=True)
+    assert not Step("Var of a difference = sigma^2 / n (wrong)", 2 * sigma**2 / n, sigma**2 / n).holds()
 
 
 # --- the committed chapter: fits the page, prints no timing as a compared result (issue 13) -----------

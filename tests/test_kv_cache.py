@@ -2,7 +2,7 @@
 
 Checked in float64 and float32, Post-LN and Pre-LN, with padded sources,
 sequences that end (<eos>) at different steps, beam search (whose hypotheses
-change parents, so the cache must be reordered) and sampling. Book: chapter 13.
+change parents, so the cache must be reordered) and sampling. Book: chapter 14.
 """
 
 import pytest

@@ -463,7 +463,7 @@ def test_printed_000_is_consistent_with_itself_where_the_source_is():
 def test_printed_003_cross_attention_vectors():
     P3 = wx.PRINTED_003
     assert len(P3.cross_q) == 2 and all(len(row.split()) == 4 for row in (*P3.cross_q, P3.cross_k, P3.cross_v))
-    # the source's -0.173 is q_2 . k without the division by sqrt(d_k) = 2 (chapter 11)
+    # the source's -0.173 is q_2 . k without the division by sqrt(d_k) = 2 (chapter 12)
     q2 = torch.tensor([float(v) for v in P3.cross_q[1].split()], dtype=F64)
     k = torch.tensor([float(v) for v in P3.cross_k.split()], dtype=F64)
     assert round((q2 @ k).item(), 3) == -0.173

@@ -138,7 +138,7 @@ class KVCache:
     ``cache=KVCache()`` returns only the outputs of the positions it has not seen.
 
     Paper: §3.1 (the decoder is auto-regressive: position i depends only on
-    positions < i, so their keys and values never change). Book: chapter 13.
+    positions < i, so their keys and values never change). Book: chapter 14.
     """
 
     def __init__(self) -> None:

@@ -39,7 +39,7 @@ def band_mask(size: int, radius: int, device: torch.device | str | None = None) 
 
     The paper's "restricted self-attention" (Table 1, neighbourhood of size r
     around each position). Applied to a dense score matrix it limits what each
-    query sees but saves no arithmetic (chapter 13 measures this).
+    query sees but saves no arithmetic (chapter 14 measures this).
 
     Shape: (T, T), broadcastable to (B, H, T, T).
     Paper: Table 1 and §4. Book: chapters 6 and 13.

@@ -252,7 +252,7 @@ class DecoderOnlyLM(nn.Module):
     positions from ``cache.length`` on are computed and returned (``tl.sample`` uses it).
 
     Shape: tokens (B, T) -> logits (B, T, V).
-    Paper: Radford et al. (2018), §3.1. Book: chapter 14.
+    Paper: Radford et al. (2018), §3.1. Book: chapter 15.
     """
 
     def __init__(self, config: TransformerConfig) -> None:

@@ -15,7 +15,7 @@ No SciPy: the t quantile comes from the regularised incomplete beta function
 (a continued fraction, Numerical Recipes §6.4) inverted by bisection; it
 agrees with published tables to 6 digits (tested).
 
-Also the statistics of an ablation study (chapter 12): :func:`standard_error_of_difference`,
+Also the statistics of an ablation study (chapter 13): :func:`standard_error_of_difference`,
 :func:`factorial_effects` and :func:`expected_max` (Dodge et al. 2019), whose formulas are proved
 in :mod:`transformer_lib.derivations.ablation`.
 
@@ -237,7 +237,7 @@ def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequenc
     return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level)
 
 
-# --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (chapter 12) ---
+# --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (chapter 13) ---
 # The formulas are proved in transformer_lib.derivations.ablation.
 
 
@@ -261,7 +261,7 @@ def expected_max(values: Sequence[float], n: int) -> float:
         the expected maximum, a float.
 
     Reference: Dodge et al. (2019), "Show Your Work", §3 (expected validation performance).
-    Book: chapter 12.
+    Book: chapter 13.
     """
     observed = sorted(_finite_floats("values", values, 1))
     if isinstance(n, bool) or not isinstance(n, int):
@@ -282,7 +282,7 @@ def standard_error_of_difference(a: Sequence[float], b: Sequence[float]) -> floa
     Args:
         a, b: the results of each model, at least 2 each (one run gives no variance).
 
-    Book: chapter 12.
+    Book: chapter 13.
     """
     xs, ys = _finite_floats("a", a, 2), _finite_floats("b", b, 2)
 
@@ -301,7 +301,7 @@ def factorial_effects(y00: float, y10: float, y01: float, y11: float) -> dict[st
     ``mu, a, b, c`` and the drops ``drop_1 = y00 - y10``, ``drop_2 = y00 - y01``,
     ``drop_both = y00 - y11``; ``drop_both - drop_1 - drop_2 = -c``.
 
-    Book: chapter 12.
+    Book: chapter 13.
     """
     y00, y10, y01, y11 = _finite_floats("(y00, y10, y01, y11)", (y00, y10, y01, y11), 4)
     return {

@@ -228,7 +228,7 @@ def dates_task(min_year: int = 1900, max_year: int = 2099, formats: Sequence[str
     Args:
         min_year, max_year: range of the years (inclusive). formats: templates as in ``DATE_FORMATS``.
 
-    Book: chapter 10 (the attention-alignment experiment).
+    Book: chapter 11 (the attention-alignment experiment).
     """
     check_int("min_year", min_year)
     check_int("max_year", max_year)

@@ -322,7 +322,7 @@ def lm_loss(
         smoothing: eps of :class:`LabelSmoothingLoss`. pad_id: for ``(inputs, targets)`` pairs.
         loss_fn: instead of smoothing, a loss summing over tokens.
 
-    Book: chapter 14.
+    Book: chapter 15.
     """
     smoothing = _check_smoothing(smoothing)
 
@@ -359,7 +359,7 @@ def masked_lm_loss(
     mask being ``padding_mask(inputs, pad_id)`` if ``pad_id`` is given, else None.
     The count is the number of chosen positions.
 
-    Paper: Devlin et al. (2019), §3.1 "Masked LM". Book: chapter 14.
+    Paper: Devlin et al. (2019), §3.1 "Masked LM". Book: chapter 15.
     """
     smoothing = _check_smoothing(smoothing)
     if mask_id is not None and generator is None:
@@ -393,7 +393,7 @@ def classification_loss(smoothing: float = 0.0) -> BatchLoss:
     A batch is a pair ``(inputs, labels)``: ``model(inputs)`` gives (B, C) logits,
     labels are (B,) class ids; the count is B.
 
-    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 14.
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 15.
     """
     smoothing = _check_smoothing(smoothing)
 

@@ -16,7 +16,7 @@ and :func:`factorial_effects`, which compute these formulas for a chapter's
 results, live in :mod:`transformer_lib.stats` (re-exported here for one release).
 
 Paper: §6.2 and Table 3 (the paper's ablations, one change at a time).
-Book: chapter 12.
+Book: chapter 13.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def difference_of_means_variance() -> Derivation:
         name="difference_of_means_variance",
         statement="Var(mean_A - mean_B) = (sigma_A^2 + sigma_B^2) / n over n independent seeds; "
         "standard error sqrt((sigma_A^2 + sigma_B^2) / n)",
-        reference="paper §6.2, Table 3 (single runs); book chapter 12",
+        reference="paper §6.2, Table 3 (single runs); book chapter 13",
         steps=steps,
     )
 
@@ -193,7 +193,7 @@ def factorial_interaction() -> Derivation:
         name="factorial_interaction",
         statement="in a 2 x 2 factorial model y = mu + a x1 + b x2 + c x1 x2, "
         "drop(both) = drop(1) + drop(2) exactly when the interaction c is 0",
-        reference="paper Table 3 (one change at a time); book chapter 12",
+        reference="paper Table 3 (one change at a time); book chapter 13",
         steps=steps,
     )
 
@@ -258,7 +258,7 @@ def expected_max_of_runs() -> Derivation:
     return Derivation(
         name="expected_max_of_runs",
         statement="E[max of n runs] = sum_i v_(i) [(i/N)^n - ((i-1)/N)^n] for draws with replacement from N sorted results",
-        reference="Dodge et al. (2019) §3; book chapter 12",
+        reference="Dodge et al. (2019) §3; book chapter 13",
         steps=tuple(steps),
     )
 

@@ -13,7 +13,7 @@ results) or sympy symbols (formulas).
 
 Paper: §3 and Table 3 (sizes), Table 1 (complexity per layer), §5.1-5.2 and
 Table 2 (training cost). Kaplan et al. (2020), §2.1 (C = 6 N per token).
-Book: chapter 13.
+Book: chapter 14.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def transformer_parameter_count() -> Derivation:
     return Derivation(
         name="transformer_parameter_count",
         statement="params = V D + N (4 D^2 + 2 D F + 9 D + F) + N (8 D^2 + 2 D F + 15 D + F); about 28 N D^2 + V D for F = 4 D",
-        reference="Paper §3 and Table 3; Kaplan et al. (2020) §2.1; book chapter 13",
+        reference="Paper §3 and Table 3; Kaplan et al. (2020) §2.1; book chapter 14",
         steps=tuple(steps),
     )
 
@@ -197,7 +197,7 @@ def transformer_flops_per_token() -> Derivation:
     return Derivation(
         name="transformer_flops_per_token",
         statement="forward FLOPs = 2 x weights x tokens + 4 n D per attention and token; backward = 2 x forward",
-        reference="Paper Table 1 and §4; Kaplan et al. (2020) §2.1; book chapter 13",
+        reference="Paper Table 1 and §4; Kaplan et al. (2020) §2.1; book chapter 14",
         steps=tuple(steps),
     )
 
@@ -258,7 +258,7 @@ def paper_training_cost() -> Derivation:
     return Derivation(
         name="paper_training_cost",
         statement="Table 2's 3.3e18 and 2.3e19 FLOPs are time x 8 P100 x 9.5 TFLOPS; the model's work is 29 % and 42 % of that",
-        reference="Paper §5.1, §5.2, §6.1 (footnote 5) and Table 2; book chapter 13",
+        reference="Paper §5.1, §5.2, §6.1 (footnote 5) and Table 2; book chapter 14",
         steps=tuple(steps),
     )
 
@@ -346,7 +346,7 @@ def decoding_cost() -> Derivation:
     return Derivation(
         name="decoding_cost",
         statement="greedy decoding without a cache costs O(L^2 D^2 + L^3 D); with a key/value cache O(L D^2 + L^2 D)",
-        reference="Paper §3.1 (auto-regressive decoder); book chapter 13",
+        reference="Paper §3.1 (auto-regressive decoder); book chapter 14",
         steps=tuple(steps),
     )
 
@@ -411,6 +411,6 @@ def linear_attention_identity() -> Derivation:
     return Derivation(
         name="linear_attention_identity",
         statement="(phi(Q) phi(K)^T) V = phi(Q) (phi(K)^T V): O(n d^2) instead of O(n^2 d); causal: a state of constant size",
-        reference="Katharopoulos et al. (2020) §3.2-3.4; paper Table 1 (restricted self-attention); book chapter 13",
+        reference="Katharopoulos et al. (2020) §3.2-3.4; paper Table 1 (restricted self-attention); book chapter 14",
         steps=tuple(steps),
     )

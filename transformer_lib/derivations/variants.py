@@ -7,7 +7,7 @@ patches (Dosovitskiy et al. 2021, §3.1). Whisper's stem halves the frame rate
 with a stride-2 convolution (Radford et al. 2023, §2.3). A language model
 samples from softmax(z / tau).
 
-Book: chapter 14.
+Book: chapter 15.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def mlm_probabilities(p: float | sp.Expr, vocab_size: int | sp.Expr) -> dict[str
 
     Raises ``ValueError`` for a numeric ``p`` outside (0, 1] or a numeric ``vocab_size`` below 2,
     ``TypeError`` for a non-integer numeric ``vocab_size``.
-    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: chapter 14.
+    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: chapter 15.
     """
     if _is_number(p) and not 0 < float(p) <= 1:
         raise ValueError(f"p must be in (0, 1], got {p!r}")
@@ -86,7 +86,7 @@ def conv_output_length(length: int | sp.Expr, kernel: int, stride: int, padding:
     """Positions after a 1-d convolution: floor((L + 2 padding - kernel) / stride) + 1.
 
     Raises ``ValueError`` for a kernel or stride below 1, a negative padding, or a numeric length
-    too short for the kernel. Book: chapter 14 (Whisper's stem).
+    too short for the kernel. Book: chapter 15 (Whisper's stem).
     """
     for name, value, low in (("kernel", kernel, 1), ("stride", stride, 1), ("padding", padding, 0)):
         if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
@@ -100,7 +100,7 @@ def patch_count(image_size: int | sp.Expr, patch_size: int | sp.Expr) -> sp.Expr
     """N = (image_size / patch_size)^2, the number of tokens ViT makes of a square image (class token not counted).
 
     Raises ``ValueError`` when a numeric image size is not a positive multiple of a numeric patch size.
-    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 14.
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 15.
     """
     if _is_number(image_size) and _is_number(patch_size):
         if int(patch_size) <= 0 or int(image_size) <= 0 or int(image_size) % int(patch_size):
@@ -175,7 +175,7 @@ def mlm_corruption() -> Derivation:
         statement=(
             "under BERT's corruption P(input != original) = p (0.8 + 0.1 (V-1)/V); unchanged inputs carry 0.1 + 0.1/V of the loss"
         ),
-        reference="Devlin et al. 2019 §3.1 and appendix C.2; book chapter 14",
+        reference="Devlin et al. 2019 §3.1 and appendix C.2; book chapter 15",
         steps=steps,
     )
 
@@ -210,7 +210,7 @@ def vit_sequence_length() -> Derivation:
     return Derivation(
         name="vit_sequence_length",
         statement="ViT turns an H x W image into N = HW/P^2 tokens; the score matrix shrinks by P^4 against pixels as tokens",
-        reference="Dosovitskiy et al. 2021 §3.1, Eq. 1; book chapter 14",
+        reference="Dosovitskiy et al. 2021 §3.1, Eq. 1; book chapter 15",
         steps=steps,
     )
 
@@ -245,7 +245,7 @@ def whisper_stem_length() -> Derivation:
     return Derivation(
         name="whisper_stem_length",
         statement="a width-3, stride-2 convolution with padding 1 maps S frames to ceil(S/2): the score matrix shrinks 4-fold",
-        reference="Radford et al. 2023 §2.2-2.3; book chapter 14",
+        reference="Radford et al. 2023 §2.2-2.3; book chapter 15",
         steps=steps,
     )
 
@@ -283,6 +283,6 @@ def sampling_temperature_limits() -> Derivation:
     return Derivation(
         name="sampling_temperature_limits",
         statement="softmax(z/tau) tends to the argmax as tau -> 0 and to uniform as tau -> oo",
-        reference="book chapter 14 (sampling from a decoder-only model)",
+        reference="book chapter 15 (sampling from a decoder-only model)",
         steps=steps,
     )

@@ -18,7 +18,7 @@ in it, is :func:`transformer_lib.claims.verdict` under the rule :func:`printed_d
 :meth:`WorkedAudit.step_verdicts` colours each step by the most serious verdict among its numbers,
 and :func:`plot_dataflow` draws the chain of steps in those colours.
 
-Book: chapter 11 and the errata appendix.
+Book: chapter 12 and the errata appendix.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A printed number is kept as text ("0.150") so that its number of printed
 digits is known; the status of a printed number is computed from the
 comparison by the rule of :func:`compare_number`.
 
-Book: chapter 11.
+Book: chapter 12.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def printed_unit(text: str) -> float:
 def compare_number(source: str, value: float) -> str:
     """The status of one printed number against the computed value.
 
-    The rule (stated in chapter 11):
+    The rule (stated in chapter 12):
 
     - ``agrees``: the printed number equals the computed value (to 12 significant digits
       in float64: a printed 0 agrees only with a computed 0);

@@ -92,7 +92,7 @@ _positive = _number_in(0.0, None, low_open=True, high_open=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; the defaults are the recipe of chapter 10 for the dates task. Book: chapter 10."""
+    """The argument parser; the defaults: the paper's recipe scaled down for the dates task. Book: chapter 10."""
     parser = _Parser(
         prog="python -m transformer_lib.train",
         description="Train a small Transformer on a generated task with the paper's recipe, scaled down (book chapter 10).",

@@ -128,3 +128,13 @@ def test_offset_adds_the_rows_of_the_positions_it_names(kind):
         module(x[:, :1], offset=-1)
     with pytest.raises(TypeError, match=r"offset must be an int"):
         module(x[:, :1], offset=1.0)
+
+
+def test_no_positions_has_the_same_limits_as_the_tables():
+    layer = tl.Transformer(tl.TransformerConfig.tiny(positional="none", max_len=10, dropout=0.0)).positional
+    x = torch.randn(2, 3, 64)
+    assert torch.equal(layer(x, offset=7), x)  # positions 7, 8, 9: no signal added
+    with pytest.raises(ValueError, match=r"x has positions 8\.\.10 but the positional encoding covers max_len=10"):
+        layer(x, offset=8)
+    with pytest.raises(TypeError, match=r"offset must be an int"):
+        layer(x, offset=1.0)

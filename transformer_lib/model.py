@@ -12,12 +12,12 @@ from contextlib import contextmanager
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_bool, check_choice, check_int, check_tensor
+from ._checks import check_bool, check_choice, check_tensor
 from .attention import KERNELS, KVCache, MultiHeadAttention
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
 from .masks import causal_mask
-from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
+from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding, check_positions
 
 
 def unwrap(model: nn.Module) -> nn.Module:
@@ -148,9 +148,7 @@ class _DropoutOnly(nn.Module):
         self.max_len = max_len
 
     def forward(self, x: Tensor, *, offset: int = 0) -> Tensor:
-        check_int("offset", offset, low=0)
-        if offset + x.shape[1] > self.max_len:
-            raise ValueError(f"x ends at position {offset + x.shape[1] - 1}, beyond max_len={self.max_len}")
+        check_positions(x, x.shape[-1], self.max_len, offset)  # the same limits as the position tables
         return self.dropout(x)
 
 

@@ -64,7 +64,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.register_buffer("table", sinusoidal_table(max_len, d_model, dtype=torch.float64), persistent=False)
 
     def forward(self, x: Tensor, *, offset: int = 0) -> Tensor:
-        _check_positions(x, self.d_model, self.max_len, offset)
+        check_positions(x, self.d_model, self.max_len, offset)
         return self.dropout(x + self.table[offset : offset + x.shape[1]].to(x.dtype))
 
 
@@ -89,12 +89,13 @@ class LearnedPositionalEncoding(nn.Module):
         nn.init.normal_(self.embedding.weight, std=d_model**-0.5)
 
     def forward(self, x: Tensor, *, offset: int = 0) -> Tensor:
-        _check_positions(x, self.d_model, self.max_len, offset)
+        check_positions(x, self.d_model, self.max_len, offset)
         positions = torch.arange(offset, offset + x.shape[1], device=x.device)
         return self.dropout(x + self.embedding(positions))
 
 
-def _check_positions(x: Tensor, d_model: int, max_len: int, offset: int = 0) -> None:
+def check_positions(x: Tensor, d_model: int, max_len: int, offset: int = 0) -> None:
+    """x is (B, T, d_model) and positions offset ... offset + T - 1 fit a table of max_len rows."""
     check_tensor("x", x, f"(B, T, D={d_model})", 3, d_model)
     check_int("offset", offset, low=0)
     if offset + x.shape[1] > max_len:

@@ -6,10 +6,7 @@ test_derivations.py; here the helpers of ``transformer_lib.derivations.cost`` ar
 checked against ``tl.count_parameters``, ``FlopCounterMode`` and a wrong step.
 """
 
-import ast
-import json
 import math
-import re
 from pathlib import Path
 
 import pytest
@@ -221,82 +218,3 @@ def test_a_wrong_crossover_fails():
 def test_bad_input_names_the_argument(call, error, name):
     with pytest.raises(error, match=name):
         call()
-
-
-# --- the committed chapter: fits the page, prints no timing as a compared result (issue 13) -----------
-
-
-def _chapter(label):
-    """The chapter notebook whose first cell carries ``(label)=``, found by label so that a renamed file is found."""
-    for path in sorted((ROOT / "book").glob("*.ipynb")):
-        notebook = json.loads(path.read_text())
-        if "".join(notebook["cells"][0]["source"]).startswith(f"({label})="):
-            return path, notebook
-    raise AssertionError(f"no notebook in book/ starts with ({label})=")
-
-
-def _ignored(cell):
-    return bool(re.search(r"NBVAL_(IGNORE_OUTPUT|SKIP)", "".join(cell["source"])))
-
-
-def _printed_lines(cell):
-    for output in cell.get("outputs", []):
-        if output["output_type"] == "stream":
-            yield from "".join(output["text"]).splitlines()
-        elif "image/png" not in output.get("data", {}) and "scrapbook" not in output.get("metadata", {}):
-            yield from "".join(output.get("data", {}).get("text/plain", "")).splitlines()
-
-
-def test_printed_lines_fit_the_column():
-    """At 1400 px the text column holds about 95 characters of output; the book keeps to 90."""
-    path, notebook = _chapter(LABEL)
-    long = [
-        f"cell {i}: {len(line)} characters: {line[:60]}..."
-        for i, cell in enumerate(notebook["cells"])
-        if cell["cell_type"] == "code"
-        for line in _printed_lines(cell)
-        if len(line) > 90
-    ]
-    assert not long, f"{path.name}: printed lines wider than 90 characters:\n" + "\n".join(long)
-
-
-def test_no_compared_cell_prints_a_timing():
-    """What is computed from a timing (tl.cpu_seconds, process_time, thread_time) is printed only in ignored cells."""
-    path, notebook = _chapter(LABEL)
-    timed, offending, found = set(), [], False
-    for i, cell in enumerate(c for c in notebook["cells"] if c["cell_type"] == "code"):
-        for statement in ast.parse("".join(cell["source"])).body:  # in execution order: a reassigned name is clean
-            for node in ast.walk(statement):
-                if isinstance(node, ast.Call) and ast.unparse(node.func) == "print" and _is_timed(node, timed):
-                    if cell.get("outputs") and not _ignored(cell):
-                        offending.append(f"code cell {i}: {ast.unparse(node)[:80]}")
-            found |= _is_timed(statement, set())
-            if isinstance(statement, (ast.Assign, ast.AugAssign)):
-                names = {
-                    t.id
-                    for target in ([statement.target] if isinstance(statement, ast.AugAssign) else statement.targets)
-                    if isinstance(target, (ast.Name, ast.Tuple))  # runs[key] = {..., "cpu": ...} keeps `runs` clean
-                    for t in ast.walk(target)
-                    if isinstance(t, ast.Name)
-                }
-                if _is_timed(statement.value, timed):
-                    timed |= names
-                elif isinstance(statement, ast.Assign):
-                    timed -= names
-            for node in ast.walk(statement):  # times[key].append(tl.cpu_seconds(...)) makes `times` timed
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append":
-                    if any(_is_timed(arg, timed) for arg in node.args):
-                        root = node.func.value
-                        while isinstance(root, (ast.Subscript, ast.Attribute)):
-                            root = root.value
-                        if isinstance(root, ast.Name):
-                            timed.add(root.id)
-    assert found, f"{path.name}: no timing found (the check would pass vacuously)"
-    assert not offending, f"{path.name}: compared cells print what timings decide:\n" + "\n".join(offending)
-
-
-def _is_timed(node, timed):
-    text = ast.unparse(node)
-    if any(clock in text for clock in ("cpu_seconds", "process_time", "thread_time")):
-        return True
-    return bool(timed & {n.id for n in ast.walk(node) if isinstance(n, ast.Name)})

@@ -20,6 +20,7 @@ from . import (
     attention_basics,
     core,
     cost,
+    decoding,
     feedforward,
     masking,
     multihead,
@@ -60,6 +61,7 @@ from .cost import (
     transformer_flops_per_token,
     transformer_parameter_count,
 )
+from .decoding import bleu_examples, length_penalty_ranking
 from .feedforward import ffn_as_convolution, ffn_parameter_count, ffn_position_wise, gelu_properties
 from .masking import additive_mask_limit, fully_masked_row
 from .multihead import attention_backward, multihead_cost, multihead_weight_gradient, softmax_backward
@@ -95,6 +97,7 @@ DERIVATIONS = (
     "attention_convexity",
     "attention_cost",
     "attention_permutation_equivariance",
+    "bleu_examples",
     "convolution_receptive_field",
     "cosine_attention_bound",
     "decoding_cost",
@@ -112,6 +115,7 @@ DERIVATIONS = (
     "gru_state_gradient",
     "label_smoothing_optimum",
     "layer_norm_jacobian",
+    "length_penalty_ranking",
     "layer_norm_moments",
     "linear_attention_identity",
     "lstm_cell_state_gradient",
@@ -155,10 +159,12 @@ __all__ = [  # the derivations (DERIVATIONS) and the machinery
     "attention_convexity",
     "attention_cost",
     "attention_permutation_equivariance",
+    "bleu_examples",
     "convolution_receptive_field",
     "core",
     "cosine_attention_bound",
     "cost",
+    "decoding",
     "decoding_cost",
     "derivation_names",
     "difference_of_means_variance",
@@ -178,6 +184,7 @@ __all__ = [  # the derivations (DERIVATIONS) and the machinery
     "label_smoothing_optimum",
     "layer_norm_jacobian",
     "layer_norm_moments",
+    "length_penalty_ranking",
     "linear_attention_identity",
     "lstm_cell_state_gradient",
     "masking",

@@ -14,7 +14,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-JOBS ?= 2
+# Workers for strict nbval and the unit tests: one per core (at least 2, at most 8); each kernel runs one thread.
+JOBS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print(min(8, max(2, n or 2)))" 2>/dev/null || echo 2)
 NOTEBOOKS ?= $(sort $(wildcard book/*.ipynb))
 # One thread per kernel: results stay identical across machines, and xdist runs two kernels on two cores.
 export OMP_NUM_THREADS := 1

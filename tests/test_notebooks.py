@@ -245,6 +245,26 @@ def test_strict_nbval_everywhere():
     assert "--nbval " in (ROOT / "Makefile").read_text()
 
 
+def test_nbval_runs_the_longest_notebooks_first():
+    # book/conftest.py orders the notebooks for xdist's loadfile; a cost entry for a renamed notebook would be dead
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("book_conftest", ROOT / "book" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    names = {p.name for p in NOTEBOOKS}
+    assert set(module.SECONDS) <= names, f"book/conftest.py costs notebooks that do not exist: {set(module.SECONDS) - names}"
+    items = [SimpleNamespace(fspath=ROOT / "book" / p.name, cell=i) for p in NOTEBOOKS for i in range(3)]
+    module.pytest_collection_modifyitems(items)
+    order = list(dict.fromkeys(Path(str(item.fspath)).name for item in items))
+    costs = [module.SECONDS.get(name, 0) for name in order]
+    assert costs == sorted(costs, reverse=True), order
+    for name in names:  # one notebook's cells keep their order and stay together
+        cells = [item.cell for item in items if Path(str(item.fspath)).name == name]
+        assert cells == [0, 1, 2], (name, cells)
+
+
 # --- claims that cannot fail (tools/claim_lint.py) ---------------------------------
 
 from claim_lint import typed_verdicts, unglued_numbers  # noqa: E402  (tools/ is on sys.path above)

@@ -19,16 +19,16 @@ class TableModel(nn.Module):
     ``encode``, ``decode`` and ``output_projection``.
     """
 
-    def __init__(self, table, vocab_size=6):
+    def __init__(self, table, vocab_size=6, dtype=torch.float32):
         super().__init__()
-        self.table, self.vocab_size = table, vocab_size
+        self.table, self.vocab_size, self.dtype = table, vocab_size, dtype
         self.output_projection = nn.Identity()
 
     def encode(self, src, *, src_mask=None):
         return src[..., None].float()  # (B, S, 1): lets decode read the source
 
     def decode(self, tgt, memory, *, src_mask=None, tgt_mask=None):
-        out = torch.full((*tgt.shape, self.vocab_size), -1e4)
+        out = torch.full((*tgt.shape, self.vocab_size), -1e4, dtype=self.dtype)
         for b in range(tgt.shape[0]):
             key = int(memory[b, 0, 0])
             for t in range(tgt.shape[1]):
@@ -117,6 +117,33 @@ def test_beam_search_finds_a_better_sequence_than_greedy():
     torch.testing.assert_close(log_p, torch.tensor([math.log(0.55 * 0.34), math.log(0.45 * 0.9)]))
     scores = log_p / tl.length_penalty(torch.tensor([3, 2]), 0.6)
     assert scores[1] > scores[0]
+
+
+def test_a_float64_model_is_decoded_and_scored_in_float64():
+    # B is likelier than A by 4e-12 of log-probability: float64 tells them apart, float32 rounds both to log(1/2)
+    near_tie = {(A, ()): {A: 0.5 - 1e-12, B: 0.5 + 1e-12}}
+    table = TableModel(near_tie, dtype=torch.float64)
+    src = torch.tensor([[A]])
+    assert tl.greedy_decode(table, src, 3, BOS, EOS).tolist() == [[B, EOS]]
+    assert tl.beam_search(table, src, 3, BOS, EOS, beam_size=2).tolist() == [[B, EOS]]
+    log_p = tl.sequence_log_prob(table, src.expand(2, 1), torch.tensor([[A, EOS], [B, EOS]]), BOS, EOS)
+    assert log_p.dtype == torch.float64
+    assert log_p[1] - log_p[0] == pytest.approx(4e-12, rel=1e-3)
+    with _default_dtype(torch.float64):
+        assert tl.length_penalty(10, 0.6).dtype == torch.float64
+    assert float(tl.length_penalty(10, 0.6)) == pytest.approx((15 / 6) ** 0.6, rel=1e-6)
+
+
+class _default_dtype:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __enter__(self):
+        self.saved = torch.get_default_dtype()
+        torch.set_default_dtype(self.dtype)
+
+    def __exit__(self, *exc):
+        torch.set_default_dtype(self.saved)
 
 
 def test_length_penalty_is_gnmt():

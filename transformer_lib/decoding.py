@@ -122,7 +122,12 @@ def _next_log_probs(
     else:
         states = model.decode(tgt, memory, src_mask=src_mask, cache=cache)  # only the new position
     logits = model.output_projection(states[:, -1])
-    return logits.float().log_softmax(dim=-1)
+    return _scoring_precision(logits).log_softmax(dim=-1)
+
+
+def _scoring_precision(logits: Tensor) -> Tensor:
+    """Logits in float32 at least: half precision is widened, float64 stays float64 (its scores keep their digits)."""
+    return logits.to(torch.promote_types(logits.dtype, torch.float32))
 
 
 def greedy_decode(
@@ -174,7 +179,8 @@ def length_penalty(length: Tensor | int, alpha: float) -> Tensor:
 
     Beam search ranks a hypothesis by log P(Y | X) / lp(Y); with alpha > 0 long
     hypotheses are penalised less for their many negative log-probabilities.
-    alpha = 0 gives lp = 1 (plain log-probability).
+    alpha = 0 gives lp = 1 (plain log-probability). Returned in the default dtype
+    (``torch.get_default_dtype()``); beam search computes it in its scores' dtype.
 
     Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: chapter 11.
     """
@@ -197,7 +203,8 @@ def sequence_log_prob(
     after ``<eos>``). Used to compare decoders by the score they maximise.
     ``src_mask`` as in :func:`greedy_decode` (None = no mask).
 
-    Shape: src (B, S), output (B, L) -> (B,) float tensor.
+    Shape: src (B, S), output (B, L) -> (B,) float tensor in the model's precision
+    (float32 at least: a float64 model's scores keep float64 digits).
     Book: chapter 11 (beam search against greedy decoding).
     """
     model = _encoder_decoder(model, src, max(output.shape[1], 1), pad_id)
@@ -208,7 +215,7 @@ def sequence_log_prob(
     with _evaluating(model):
         memory = model.encode(src, src_mask=src_mask)
         logits = model.output_projection(model.decode(tgt_in, memory, src_mask=src_mask))  # (B, L, V), causal
-        log_probs = logits.float().log_softmax(dim=-1).gather(-1, output[..., None]).squeeze(-1)  # (B, L)
+        log_probs = _scoring_precision(logits).log_softmax(dim=-1).gather(-1, output[..., None]).squeeze(-1)  # (B, L)
     return (log_probs * counted).sum(dim=1)
 
 
@@ -271,7 +278,7 @@ def beam_search(
             step = torch.where(finished[..., None], kept, step)
             candidates = log_p[..., None] + step  # (B, K, V)
             cand_len = torch.where(finished, lengths, torch.full_like(lengths, t))  # (B, K)
-            ranked = candidates / _lp(cand_len, alpha)[..., None]  # (B, K, V)
+            ranked = candidates / _lp(cand_len, alpha, candidates.dtype)[..., None]  # (B, K, V)
             best = ranked.view(B, K * V).topk(K, dim=-1).indices  # (B, K)
             parent, token = best // V, best % V
             log_p = candidates.view(B, K * V).gather(1, best)
@@ -284,7 +291,7 @@ def beam_search(
                 cache.reorder((parent + K * torch.arange(B, device=device)[:, None]).flatten())
             if bool(finished.all()):
                 break
-        score = log_p / _lp(lengths, alpha)  # hypotheses cut at max_len count their length so far
+        score = log_p / _lp(lengths, alpha, log_p.dtype)  # hypotheses cut at max_len count their length so far
         winner = score.argmax(dim=-1)  # (B,)
         out = tokens[torch.arange(B, device=device), winner, 1:]  # (B, t), drop <bos>
         longest = int(lengths.gather(1, winner[:, None]).max())
@@ -298,8 +305,8 @@ def _per_hypothesis(src_mask: Tensor, B: int, K: int) -> Tensor:
     return src_mask.expand(B, *src_mask.shape[1:]).repeat_interleave(K, dim=0)
 
 
-def _lp(length: Tensor, alpha: float) -> Tensor:
-    return ((5.0 + length.float()) / 6.0) ** alpha
+def _lp(length: Tensor, alpha: float, dtype: torch.dtype | None = None) -> Tensor:
+    return ((5.0 + length.to(dtype or torch.get_default_dtype())) / 6.0) ** alpha
 
 
 def sample(
@@ -351,7 +358,8 @@ def sample(
     with _evaluating(lm):
         cache = _new_cache(lm, use_cache)
         for _ in range(max_new_tokens):
-            logits = (lm(tokens) if cache is None else lm(tokens, cache=cache))[:, -1].float() / temperature  # (B, V)
+            logits = (lm(tokens) if cache is None else lm(tokens, cache=cache))[:, -1]
+            logits = _scoring_precision(logits) / temperature  # (B, V)
             if top_k is not None and top_k < logits.shape[-1]:
                 kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
                 logits = logits.masked_fill(logits < kth, float("-inf"))

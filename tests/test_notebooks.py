@@ -66,6 +66,18 @@ def test_no_error_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_cell_shows_a_stray_return_value(path):
+    # a cell ending in a call that returns a value shows it on the page ('wrong' under a hidden errata cell);
+    # what a page shows is printed, displayed or glued on purpose
+    for cell in _code_cells(path):
+        for output in cell["outputs"]:
+            if output["output_type"] == "execute_result":
+                shown = "".join(output["data"].get("text/plain", ""))[:60]
+                last = "".join(cell["source"]).strip().splitlines()[-1]
+                raise AssertionError(f"{path.name}: the cell ending {last!r} shows {shown!r}: print, display or glue it")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_figure_prints_its_numbers(path):
     """nbval does not compare images, so a cell that draws must also print text."""
     for cell in _code_cells(path):

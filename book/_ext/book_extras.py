@@ -8,6 +8,8 @@
 - In the PDF, a square root in a title ("Why divide by √dₖ": titles are plain text so that the HTML navigation
   shows them without MathJax), and in the links that show that title, is typeset as maths, √ over dₖ, instead
   of a bare radical sign before the letters.
+- In the PDF, the chapters of the table of contents' "Appendices" part are lettered appendices (A, B, ...),
+  as in a printed book, instead of chapters 16, 17, ... continuing the numbering of the main text.
 - Alt text for cell-output images: an image without alt text is described by its figure caption (the cell's
   ``mystnb.figure.caption``) or, for an uncaptioned figure, by the section it appears in, instead of Sphinx's
   default, the image's hashed file path.
@@ -166,7 +168,25 @@ def roots_in_titles_as_maths(app, doctree: nodes.document, docname: str) -> None
         text.parent.replace(text, new)
 
 
+APPENDICES_PART = "\\part{Appendices}"  # the caption of the last part in _toc.yml
+
+
+def lettered_appendices(app, exception) -> None:
+    """LaTeX only: ``\\appendix`` before the Appendices part, so its chapters are lettered A, B, ... ."""
+    if exception is not None or app.builder.format != "latex":
+        return
+    for _, targetname, *_ in app.config.latex_documents:
+        path = posixpath.join(app.outdir, targetname)
+        with open(path, encoding="utf-8") as f:
+            tex = f.read()
+        if tex.count(APPENDICES_PART) != 1:
+            raise RuntimeError(f"{targetname}: expected one {APPENDICES_PART} (the last part of _toc.yml)")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(tex.replace(APPENDICES_PART, "\\appendix\n" + APPENDICES_PART))
+
+
 def setup(app):
+    app.connect("build-finished", lettered_appendices)
     app.connect("doctree-resolved", roots_in_titles_as_maths)
     app.connect("doctree-resolved", add_alt_text)
     app.connect("doctree-resolved", maths_in_reference_titles)

@@ -182,29 +182,41 @@ def mlm_corruption() -> Derivation:
 
 @register
 def vit_sequence_length() -> Derivation:
-    """ViT's sequence: N = HW / P^2 patches, and a score matrix P^4 times smaller than with pixels as tokens."""
+    """ViT's sequence: N = HW / P^2 patches, and a score matrix P^4 times smaller than with pixels as tokens.
+
+    N = HW / P^2 is ViT's definition, so (HW)^2 / N^2 = P^4 written with that N holds by construction
+    and proves nothing. The steps instead count the patches of stated images one by one (every pixel
+    assigned to its patch) and check the formula and the P^4 ratio on those counts, for the stated sizes
+    only; then the book's numbers at 224 x 224.
+    """
     H, W, P = sp.symbols("H W P", positive=True, integer=True)
     N = H * W / P**2
-    side, patch = 6, 2  # cut a 6 x 6 image into 2 x 2 patches and count them
-    patches = {(row // patch, col // patch) for row in range(side) for col in range(side)}
-    square = patch_count(H, P)
+    sizes = ((6, 6, 2), (16, 16, 4), (12, 8, 4), (224, 224, 16), (224, 224, 32))  # (H, W, P)
+    stated = ", ".join(f"{h} x {w} / {p}" for h, w, p in sizes)
+    counted = sp.symbols(f"n1:{len(sizes) + 1}", positive=True, integer=True)  # the counts, one per size
+    values = {}
+    for n, (height, width, side) in zip(counted, sizes, strict=True):
+        values[n] = len({(row // side, col // side) for row in range(height) for col in range(width)})
     steps = (
         Step.value(
-            f"a {side} x {side} image cut into {patch} x {patch} patches, counted: {len(patches)} = (H/P)^2",
-            square,
-            {H: side, P: patch},
-            len(patches),
+            f"patches counted pixel by pixel equal HW/P^2 at H x W / P = {stated}",
+            sp.Matrix([n * p**2 for n, (_, _, p) in zip(counted, sizes, strict=True)]),
+            values,
+            sp.Matrix([h * w for h, w, _ in sizes]),
         ),
-        Step.identity(
-            "with the class token the score matrix has (N + 1)^2 entries = N^2 + 2N + 1", (N + 1) ** 2, N**2 + 2 * N + 1
+        Step.value(
+            f"pixels as tokens give (HW)^2 / N^2 = P^4 times the scores, with N counted, at the same {len(sizes)} sizes",
+            sp.Matrix([(h * w) ** 2 / n**2 for n, (h, w, _) in zip(counted, sizes, strict=True)]),
+            values,
+            sp.Matrix([p**4 for _, _, p in sizes]),
         ),
         Step.value("224 x 224 pixels, P = 16: N = 196", N, {H: 224, W: 224, P: 16}, 196),
         Step.value("224 x 224 pixels, P = 16: (N + 1)^2 = 38809 scores per head", (N + 1) ** 2, {H: 224, W: 224, P: 16}, 38809),
         Step.value(
-            "224 x 224 pixels as tokens: (HW)^2 = 2 517 630 976 scores per head, 16^4 = 65536 times N^2",
+            "224 x 224 pixels as tokens: (HW)^2 = 2 517 630 976 scores per head",
             (H * W) ** 2,
             {H: 224, W: 224},
-            65536 * 196**2,
+            2_517_630_976,
         ),
     )
     return Derivation(
@@ -267,8 +279,8 @@ def sampling_temperature_limits() -> Derivation:
         Step.limit("with z1 - z2 = delta > 0, p2 / p1 -> 0 as tau -> 0: the argmax takes all the mass", runner_up, tau, 0, 0),
         Step.limit("as tau -> oo, p2 / p1 -> 1: every token becomes equally likely", runner_up, tau, sp.oo, 1),
         Step.computed(
-            "the runner-up keeps e^-20 of the argmax's mass at tau = delta / 20, and less below it",
-            sp.Matrix(sp.solve(sp.Eq(gap / tau, 20), tau)),
+            "the runner-up keeps e^-20 of the argmax's mass at tau = delta / 20 (solved for tau)",
+            sp.Matrix(sp.solve(sp.Eq(runner_up, sp.exp(-20)), tau)),
             sp.Matrix([gap / 20]),
             variables=(tau,),
             operand=runner_up,

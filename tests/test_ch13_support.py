@@ -136,3 +136,15 @@ def test_the_derivations_are_registered_and_a_wrong_step_fails():
     assert not Step("E[max] = mean for n = 2 (wrong)", expected_max_formula(v, 2), (v[0] + v[1]) / 2).holds()
     sigma, n = sp.symbols("sigma n", positive=True)
     assert not Step("Var of a difference = sigma^2 / n (wrong)", 2 * sigma**2 / n, sigma**2 / n).holds()
+
+
+def test_every_step_of_the_difference_of_means_derivation_computes_something():
+    # a step whose two sides are written down as the same expression proves nothing; each step here
+    # computes its left side (an expectation, a substitution) from an operand (fails on the old step 1,
+    # which compared sigma_A^2 / n + sigma_B^2 / n with (sigma_A^2 + sigma_B^2) / n)
+    derivation = tl.derivations.difference_of_means_variance()
+    for step in derivation.steps:
+        assert step.variables and step.operand is not None, step.claim
+    first = derivation.steps[0]
+    assert set(first.variables) <= first.operand.free_symbols
+    assert first.holds()

@@ -60,11 +60,21 @@ def difference_of_means_variance() -> Derivation:
     def runs(k: int) -> tuple[tuple, tuple]:
         return sp.symbols(f"a1:{k + 1}"), sp.symbols(f"b1:{k + 1}")
 
+    # the two means as single independent variables, each with the variance of a mean of n runs
+    mean_a, mean_b = sp.symbols("Abar Bbar")
+    mean_moments = {mean_a: standard_moments(mu_a, var_a / n, "Abar"), mean_b: standard_moments(mu_b, var_b / n, "Bbar")}
+    variance_of_means_difference = sp.simplify(
+        expectation((mean_a - mean_b) ** 2, mean_moments) - expectation(mean_a - mean_b, mean_moments) ** 2
+    )
+
     steps = (
-        Step.identity(
-            "independent means: Var(X - Y) = Var(X) + Var(Y), so sigma_A^2 / n + sigma_B^2 / n = (sigma_A^2 + sigma_B^2) / n",
-            var_a / n + var_b / n,
+        Step.computed(
+            "independent means with Var = sigma_A^2 / n and sigma_B^2 / n: E[(Abar - Bbar)^2] - E[Abar - Bbar]^2 "
+            "= (sigma_A^2 + sigma_B^2) / n (the cross term E[Abar Bbar] = mu_A mu_B cancels)",
+            variance_of_means_difference,
             (var_a + var_b) / n,
+            variables=(mean_a, mean_b),
+            operand=mean_a - mean_b,
         ),
         *(
             Step.computed(

@@ -213,10 +213,10 @@ def adam_first_step() -> Derivation:
             1,
         ),
         Step.identity(
-            "the mean age sum_t t (1 - beta) beta^t = (1 - beta) beta d/dbeta [1 / (1 - beta)] "
-            "of the averaged gradients is beta / (1 - beta)",
-            (1 - b) * b * sp.Derivative(1 / (1 - b), b),
-            b / (1 - b),
+            "the mean age sum_t t (1 - beta) beta^t of the averaged gradients is beta / (1 - beta) "
+            "for every beta in (0, 1), written beta = 1 / (1 + r) with r > 0",
+            sp.Sum(t * (1 - beta_r) * beta_r**t, (t, 0, sp.oo)),
+            beta_r / (1 - beta_r),
         ),
         Step.value("beta_1 = 0.9: mean age 9 steps", b / (1 - b), {b: sp.Rational(9, 10)}, 9),
         Step.value("beta_2 = 0.98: mean age 49 steps", b / (1 - b), {b: sp.Rational(49, 50)}, 49),

@@ -78,6 +78,25 @@ def test_audit_prints_rule_and_verdict_and_counts():
     assert all(len(line) <= 88 for line in text.splitlines())
 
 
+def test_a_claimed_absence_needs_the_interval_inside_the_margin():
+    # failing to exclude zero is not agreement with "there is no effect"
+    from types import SimpleNamespace
+
+    audit = claims.Audit()
+    inside = SimpleNamespace(mean=0.01, low=-0.05, high=0.07)
+    wide = SimpleNamespace(mean=0.03, low=-0.17, high=0.22)
+    away = SimpleNamespace(mean=0.3, low=0.1, high=0.5)
+    assert audit.absent("000", "no effect", effect=inside, margin=0.1) == "agrees"
+    assert audit.absent("000", "no effect", effect=wide, margin=0.1) == "cannot tell"
+    assert audit.absent("000", "no effect", effect=away, margin=0.1) == "wrong"
+    assert audit.absent("000", "no effect", effect=inside, margin=0.05) == "cannot tell"  # the margin decides
+    assert audit.counts() == {"agrees": 1, "wrong": 1, "cannot tell": 2}
+    assert [r.computed for r in audit.where("cannot tell")] == ["+0.03 [-0.17, +0.22]", "+0.01 [-0.05, +0.07]"]
+    assert "else cannot tell  ->  cannot tell" in str(audit)
+    with pytest.raises(ValueError, match="margin"):
+        audit.absent("000", "no effect", effect=inside, margin=0)
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="close needs"):
         claims.close()

@@ -20,6 +20,8 @@ Verdicts (the words the book prints; :data:`VERDICTS`):
 * ``agrees by construction`` — the rule holds, but only because the computed value was
   fitted to the source (``by_construction=True``): no evidence either way;
 * ``wrong`` — the rule fails;
+* ``cannot tell`` — a claim that an effect is absent (:meth:`Audit.absent`) whose interval
+  neither lies inside the stated margin nor excludes zero: the runs decide neither way;
 * ``inherited`` — the rule fails against the correct value, but the claimed value is
   what the source's own earlier (wrong) numbers give (``from_source=...``): the
   step is right, its input was not;
@@ -48,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._checks import check_nonnegative_int
+from ._checks import check_nonnegative_int, check_positive
 
 __all__ = [
     "VERDICTS",
@@ -65,7 +67,7 @@ __all__ = [
     "verdict",
 ]
 
-VERDICTS = ("agrees", "agrees by construction", "wrong", "inherited", "assumed", "unsourced", "not derivable")
+VERDICTS = ("agrees", "agrees by construction", "wrong", "cannot tell", "inherited", "assumed", "unsourced", "not derivable")
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,22 @@ class Audit:
         """Record a claim checked by ``rule``; returns its verdict."""
         word = verdict(claimed, computed, rule, from_source=from_source, by_construction=by_construction)
         self.results.append(ClaimResult(source, claim, claimed, computed, rule.describe, word, note))
+        return word
+
+    def absent(self, source: str, claim: str, *, effect: Any, margin: float, computed: Any = None, claimed: Any = None) -> str:
+        """Record a claim that an effect is absent, judged by the 95 % interval of a measured ``effect``.
+
+        ``effect`` has ``low`` and ``high`` (a :func:`tl.stats.paired_difference`, for instance).
+        Failing to exclude zero is not evidence of absence: the claim ``agrees`` only if the whole
+        interval lies inside ``(-margin, margin)``, is ``wrong`` if the interval excludes zero, and
+        otherwise the verdict is ``cannot tell``. ``computed`` is what the table shows (default:
+        ``mean [low, high]``); returns the verdict.
+        """
+        low, high, margin = float(effect.low), float(effect.high), check_positive("margin", margin)
+        word = "agrees" if -margin < low and high < margin else "wrong" if low > 0 or high < 0 else "cannot tell"
+        rule = f"95 % interval inside ±{margin:g}: agrees; excludes 0: wrong; else cannot tell"
+        shown = computed if computed is not None else f"{float(effect.mean):+.2f} [{low:+.2f}, {high:+.2f}]"
+        self.results.append(ClaimResult(source, claim, claimed, shown, rule, word))
         return word
 
     def _stated(self, word: str, source: str, claim: str, reason: str, claimed: Any) -> str:

@@ -1,5 +1,6 @@
 """Decoding: greedy against an unbatched loop, beam search, sampling, stopping at <eos>."""
 
+import contextlib
 import math
 
 import pytest
@@ -134,16 +135,14 @@ def test_a_float64_model_is_decoded_and_scored_in_float64():
     assert float(tl.length_penalty(10, 0.6)) == pytest.approx((15 / 6) ** 0.6, rel=1e-6)
 
 
-class _default_dtype:
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-    def __enter__(self):
-        self.saved = torch.get_default_dtype()
-        torch.set_default_dtype(self.dtype)
-
-    def __exit__(self, *exc):
-        torch.set_default_dtype(self.saved)
+@contextlib.contextmanager
+def _default_dtype(dtype):
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(saved)
 
 
 def test_length_penalty_is_gnmt():

@@ -119,3 +119,29 @@ def test_huge_and_tiny_numbers_print_in_scientific_notation():
     text = str(audit)
     assert "claimed 3.300e+18 · computed 3.283e+18" in text
     assert "computed 2.660e-05" in text
+
+
+def test_rounding_noise_prints_as_its_bound_and_is_judged_as_its_value():
+    # issue 18: a |row sum - 1| of 2.2e-16 on one CPU and 3.3e-16 on another printed its digits; both print "< 1e-15"
+    for noise in (2.220446049250313e-16, 3.3306690738754696e-16, torch.tensor(-4.4e-16, dtype=torch.float64)):
+        audit = claims.Audit()
+        assert (
+            audit.check("s", "rows sum to 1", claimed=0.0, computed=claims.below(noise, 1e-15), rule=claims.close(abs=1e-12))
+            == "agrees"
+        )
+        assert "computed < 1e-15 ·" in str(audit)
+    too_big = claims.below(3e-15, 1e-15)  # above its bound: the digits come back, so a compared output changes
+    assert too_big.shown() == "3.000e-15, not below 1e-15"
+    assert claims.verdict(0.0, claims.below(0.5, 1e-15), claims.close(abs=1e-12)) == "wrong"  # the rule sees the value
+    assert claims.below(1e-16, 1e-15) + 1.0 == 1.0 + 1e-16
+
+
+@pytest.mark.parametrize("bound", [0.0, -1e-15, float("inf"), float("nan")])
+def test_below_needs_a_positive_finite_bound(bound):
+    with pytest.raises(ValueError, match="bound must be a finite number > 0"):
+        claims.below(1e-16, bound)
+
+
+def test_below_names_a_value_that_is_not_a_number():
+    with pytest.raises(TypeError, match="value must be a real number"):
+        claims.below("2e-16", 1e-15)

@@ -14,6 +14,11 @@ Rules (each has a ``describe`` text that the table prints):
   (the claim is a statement such as "more than 5x faster");
 * :func:`holds` — the computed value is a boolean test of the claim.
 
+Rounding noise (a residual such as the largest ``|row sum − 1|`` of float64 softmax weights,
+one or two units in the last place) has digits that depend on the CPU's kernels: pass it as
+``computed=below(value, bound)``, which the rules test as the number it is and the table prints
+as the bound it lies below (``< 1e-15``), never as its digits.
+
 Verdicts (the words the book prints; :data:`VERDICTS`):
 
 * ``agrees`` — the rule holds;
@@ -55,10 +60,12 @@ from ._checks import check_nonnegative_int, check_positive
 __all__ = [
     "VERDICTS",
     "Audit",
+    "Below",
     "ClaimResult",
     "Rule",
     "at_least",
     "at_most",
+    "below",
     "between",
     "close",
     "equal",
@@ -155,6 +162,40 @@ def holds() -> Rule:
     return Rule("test is True", test)
 
 
+class Below(float):
+    """A number whose digits are rounding noise, shown as the bound it lies below (made by :func:`below`).
+
+    It is the float it wraps for every rule; only the table prints it differently: ``< bound`` while
+    ``|value| < bound``, and its digits with "not below" once it is not (nbval then sees the change).
+    """
+
+    bound: float
+
+    def __new__(cls, value: float, bound: float) -> Below:
+        number = super().__new__(cls, value)
+        number.bound = bound
+        return number
+
+    def shown(self) -> str:
+        if math.fabs(self) < self.bound:
+            return f"< {self.bound:g}"
+        return f"{float(self):.3e}, not below {self.bound:g}"
+
+
+def below(value: Any, bound: float) -> Below:
+    """``value`` (a float, or a 0-d tensor or array) as rounding noise that the table shows as ``< bound``.
+
+    Use it for residuals of a few units in the last place, whose digits differ between CPUs (another
+    order of a vectorised sum, another vendor's matrix kernels), with a bound that such residuals stay
+    under on every machine: for float64 sums of a handful of terms, ``1e-15`` (about 4.5 units of 2^-52).
+    """
+    number = _number("value", value)
+    b = _number("bound", bound)
+    if not (math.isfinite(b) and b > 0):
+        raise ValueError(f"bound must be a finite number > 0, got {bound!r}")
+    return Below(number, b)
+
+
 def verdict(claimed: Any, computed: Any, rule: Rule, *, from_source: Any = None, by_construction: bool = False) -> str:
     """The verdict word for one claim (see the module docstring for the words).
 
@@ -173,6 +214,8 @@ def verdict(claimed: Any, computed: Any, rule: Rule, *, from_source: Any = None,
 def _show(value: Any, digits: int) -> str:
     if value is None:
         return "-"
+    if isinstance(value, Below):
+        return value.shown()
     if hasattr(value, "item") and not isinstance(value, (int, float, str, bool)):
         try:
             value = value.item()

@@ -47,12 +47,16 @@ def portable_numerics() -> dict[str, str]:
     of every chapter); called too late on an AVX-512 machine, it warns.
 
     What stays machine-dependent: oneMKL, which computes float matrix
-    products, tunes its kernels to the CPU vendor and model. Its reproducible
-    mode (``MKL_CBWR=COMPATIBLE``) makes products 3 to 4 times slower, which
-    would falsify every timing in the book, so it is not used; results of long
-    training runs can therefore differ in their last printed digits between,
-    say, an Intel and an AMD machine. On CPUs other than x86-64 nothing is
-    pinned.
+    products, chooses its kernels by the CPU's vendor (on an Intel CPU
+    whatever ``MKL_CBWR`` or ``MKL_ENABLE_INSTRUCTIONS`` ask for), so the
+    last bits of a product differ between an Intel and an AMD machine, in
+    float64 too: a residual of one unit in the last place can print 2.2e-16
+    on one and 3.3e-16 on the other. Its reproducible mode
+    (``MKL_CBWR=COMPATIBLE``) makes products 3 to 4 times slower, which would
+    falsify every timing in the book, so it is not used; print such residuals
+    as a bound (``tl.claims.below``), and expect long training runs to differ
+    in their last digits between vendors. On CPUs other than x86-64 nothing
+    is pinned.
 
     Returns:
         ``{"aten": <the kernel level ATen uses>, "onednn": <the cap>}``.

@@ -309,3 +309,98 @@ def test_the_claim_checks_can_fail():
     assert [h.split(" in ")[0] for h in unglued_numbers(notebook)] == ["cell 1: '0.823'", "cell 1: '300'"]
     notebook["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["loss 0.823 at 300"]}]
     assert unglued_numbers(notebook) == []
+
+
+# --- rounding noise printed as digits (issue 18) -----------------------------------
+
+TINY = 1e-12
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+# a compared cell may print tiny values with several digits if a comment in it says why they hold on every CPU
+STABLE = re.compile(r"#\s*stable digits:\s*(.*)")
+
+
+def _significant_digits(token: str) -> int:
+    mantissa = token.lstrip("+-").lower().split("e")[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits) if "." in mantissa else len(digits.rstrip("0"))
+
+
+def _compared_texts(cell: dict):
+    """What strict nbval compares of a cell's outputs: streams and every data type but images (glue included)."""
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            yield "".join(output["text"])
+        for kind, value in output.get("data", {}).items():
+            if not kind.startswith("image/"):
+                yield "".join(value) if isinstance(value, list) else str(value)
+
+
+def _stability_reason(cell: dict) -> str:
+    """The reason a ``# stable digits: ...`` comment gives, its continuation lines included ('' where none)."""
+    lines = "".join(cell["source"]).splitlines()
+    for i, line in enumerate(lines):
+        match = STABLE.search(line)
+        if match:
+            reason = [match.group(1).strip()]
+            for following in lines[i + 1 :]:  # the comment lines that continue it
+                if not following.strip().startswith("#"):
+                    break
+                reason.append(following.strip().lstrip("#").strip())
+            return " ".join(reason).strip()
+    return ""
+
+
+def tiny_values_with_digits(notebook: dict) -> list[str]:
+    """Compared outputs that print a nonzero float below 1e-12 with more than one significant digit.
+
+    Such a value is usually rounding noise (a residual of a few units in the last place), whose digits
+    depend on the CPU's kernels: print it as the bound it satisfies (``tl.claims.below``) or as a verdict.
+    A real tiny quantity (a product of many factors, computed to float64's relative precision) may keep
+    its digits if the cell says why in a ``# stable digits: <reason>`` comment of at least eight words.
+    """
+    hits = []
+    for i, cell in enumerate(c for c in notebook["cells"] if c["cell_type"] == "code"):
+        if _ignored(cell) or len(_stability_reason(cell).split()) >= 8:
+            continue
+        for text in _compared_texts(cell):
+            for match in NUMBER.finditer(text):
+                value = float(match.group())
+                if 0 < abs(value) < TINY and _significant_digits(match.group()) > 1:
+                    line = text[text.rfind("\n", 0, match.start()) + 1 :].split("\n", 1)[0]
+                    hits.append(f"code cell {i}: {match.group()!r} in {line.strip()[:80]!r}")
+    return hits
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_compared_output_prints_rounding_noise_as_digits(path):
+    hits = tiny_values_with_digits(json.loads(path.read_text()))
+    assert not hits, (
+        f"{path.name}: compared outputs print values below {TINY:g} with several digits (print rounding noise as "
+        "its bound, tl.claims.below; or say in a '# stable digits: ...' comment why the digits hold on every CPU):\n"
+        + "\n".join(hits)
+    )
+
+
+def test_the_rounding_noise_check_can_fail():
+    def cell(source, printed):
+        return {"cell_type": "code", "source": [source], "outputs": [{"output_type": "stream", "text": [printed]}]}
+
+    old_chapter_2 = "               claimed 0 · computed 2.220e-16 · rule: |Δ| <= 1e-12  ->  agrees\n"
+    notebook = {"cells": [cell("print(audit)", old_chapter_2)]}
+    assert tiny_values_with_digits(notebook) == [
+        "code cell 0: '2.220e-16' in 'claimed 0 · computed 2.220e-16 · rule: |Δ| <= 1e-12  ->  agrees'"
+    ]
+    glued = {"output_type": "display_data", "data": {"application/papermill.record/text/plain": "'4.0e-17'"}}
+    notebook["cells"].append({"cell_type": "code", "source": ["tl.glue('x', f'{x:.1e}')"], "outputs": [glued]})
+    assert len(tiny_values_with_digits(notebook)) == 2  # glued values are compared too
+    allowed = [
+        "claimed 0 · computed < 1e-15 · rule: |Δ| <= 1e-12",  # the bound, one digit
+        "agrees to 1e-14: True",  # a tolerance
+        "gradient left: 0.0 and 3.2e-09",  # not below 1e-12
+    ]
+    assert tiny_values_with_digits({"cells": [cell("print(x)", text) for text in allowed]}) == []
+    reason = "# stable digits: a product of 100 factors, each computed to float64's relative precision\n"
+    assert tiny_values_with_digits({"cells": [cell(reason + "print(g)", "left after 100 steps: 5.3e-21")]}) == []
+    assert tiny_values_with_digits({"cells": [cell("# stable digits: trust me\nprint(g)", "5.3e-21")]}) != []
+    ignored = cell("# NBVAL_IGNORE_OUTPUT\nprint(d)", "2.220e-16")
+    assert tiny_values_with_digits({"cells": [ignored]}) == []

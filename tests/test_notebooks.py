@@ -315,8 +315,9 @@ def test_the_claim_checks_can_fail():
 
 TINY = 1e-12
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
-# a compared cell may print tiny values with several digits if a comment in it says why they hold on every CPU
-STABLE = re.compile(r"#\s*stable digits:\s*(.*)")
+# a compared cell may print N tiny values with several digits if a comment in it says why they hold on every CPU:
+# "# stable digits (N): <reason>"; the count pins the exemption to the values it was written for
+STABLE = re.compile(r"#\s*stable digits\s*(?:\((\d+)\))?\s*:\s*(.*)")
 
 
 def _significant_digits(token: str) -> int:
@@ -335,19 +336,19 @@ def _compared_texts(cell: dict):
                 yield "".join(value) if isinstance(value, list) else str(value)
 
 
-def _stability_reason(cell: dict) -> str:
-    """The reason a ``# stable digits: ...`` comment gives, its continuation lines included ('' where none)."""
+def _stability_claim(cell: dict) -> tuple[int | None, str]:
+    """The count and the reason of a ``# stable digits (N): ...`` comment, continuation lines included."""
     lines = "".join(cell["source"]).splitlines()
     for i, line in enumerate(lines):
         match = STABLE.search(line)
         if match:
-            reason = [match.group(1).strip()]
+            reason = [match.group(2).strip()]
             for following in lines[i + 1 :]:  # the comment lines that continue it
                 if not following.strip().startswith("#"):
                     break
                 reason.append(following.strip().lstrip("#").strip())
-            return " ".join(reason).strip()
-    return ""
+            return (int(match.group(1)) if match.group(1) else None), " ".join(reason).strip()
+    return None, ""
 
 
 def tiny_values_with_digits(notebook: dict) -> list[str]:
@@ -356,18 +357,26 @@ def tiny_values_with_digits(notebook: dict) -> list[str]:
     Such a value is usually rounding noise (a residual of a few units in the last place), whose digits
     depend on the CPU's kernels: print it as the bound it satisfies (``tl.claims.below``) or as a verdict.
     A real tiny quantity (a product of many factors, computed to float64's relative precision) may keep
-    its digits if the cell says why in a ``# stable digits: <reason>`` comment of at least eight words.
+    its digits if the cell says why in a ``# stable digits (N): <reason>`` comment, the reason eight words
+    or more and N the number of such values the cell prints (so one printed later is not waved through).
     """
     hits = []
     for i, cell in enumerate(c for c in notebook["cells"] if c["cell_type"] == "code"):
-        if _ignored(cell) or len(_stability_reason(cell).split()) >= 8:
+        if _ignored(cell):
             continue
+        found = []
         for text in _compared_texts(cell):
             for match in NUMBER.finditer(text):
                 value = float(match.group())
                 if 0 < abs(value) < TINY and _significant_digits(match.group()) > 1:
                     line = text[text.rfind("\n", 0, match.start()) + 1 :].split("\n", 1)[0]
-                    hits.append(f"code cell {i}: {match.group()!r} in {line.strip()[:80]!r}")
+                    found.append(f"code cell {i}: {match.group()!r} in {line.strip()[:80]!r}")
+        count, reason = _stability_claim(cell)
+        if count == len(found) and len(reason.split()) >= 8:
+            continue
+        if count is not None and found:
+            found.append(f"code cell {i}: its '# stable digits ({count})' comment covers {count}, it prints {len(found)}")
+        hits.extend(found)
     return hits
 
 
@@ -399,8 +408,14 @@ def test_the_rounding_noise_check_can_fail():
         "gradient left: 0.0 and 3.2e-09",  # not below 1e-12
     ]
     assert tiny_values_with_digits({"cells": [cell("print(x)", text) for text in allowed]}) == []
-    reason = "# stable digits: a product of 100 factors, each computed to float64's relative precision\n"
+    reason = "# stable digits (1): a product of 100 factors, each computed to float64's relative precision\n"
     assert tiny_values_with_digits({"cells": [cell(reason + "print(g)", "left after 100 steps: 5.3e-21")]}) == []
-    assert tiny_values_with_digits({"cells": [cell("# stable digits: trust me\nprint(g)", "5.3e-21")]}) != []
+    assert tiny_values_with_digits({"cells": [cell("# stable digits (1): trust me\nprint(g)", "5.3e-21")]}) != []
+    # an exemption covers the values it counts: a residual printed later in the same cell is caught
+    later = cell(reason + "print(g, r)", "left after 100 steps: 5.3e-21, residual of the fit: 2.220e-16")
+    covered = "code cell 0: its '# stable digits (1)' comment covers 1, it prints 2"
+    assert tiny_values_with_digits({"cells": [later]})[-1] == covered
+    uncounted = reason.replace(" (1)", "")
+    assert tiny_values_with_digits({"cells": [cell(uncounted + "print(g)", "5.3e-21")]}) != []
     ignored = cell("# NBVAL_IGNORE_OUTPUT\nprint(d)", "2.220e-16")
     assert tiny_values_with_digits({"cells": [ignored]}) == []

@@ -98,9 +98,9 @@ TYPE_MISTAKES = [
     ("TokenEmbedding(10.0, 4)", lambda: tl.TokenEmbedding(10.0, 4), "vocab_size"),
     ("LearnedPositionalEncoding(8, max_len=4.0)", lambda: tl.LearnedPositionalEncoding(8, max_len=4.0), "max_len"),
     # was ValueError
-    ("number_words(3.0)", lambda: tl.data.number_words(3.0), "n"),
+    ("number_words(3.0)", lambda: tl.tasks.number_words(3.0), "n"),
     ("batch_by_tokens(..., 8.0)", lambda: tl.batch_by_tokens([((4,), (5,))], 8.0), "max_tokens"),
-    ("numbers_task(max_digits=2.0)", lambda: tl.data.numbers_task(max_digits=2.0), "max_digits"),
+    ("numbers_task(max_digits=2.0)", lambda: tl.tasks.numbers_task(max_digits=2.0), "max_digits"),
     ("Task.examples(2.0)", lambda: tl.make_task("copy").examples(2.0), "n"),
     ("Vocab.decode([4.0])", lambda: tl.Vocab(["a"]).decode([4.0]), "id"),
 ]

@@ -52,7 +52,8 @@ def test_wheel_runs_a_chapter_in_a_clean_venv(tmp_path):
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "transformer_lib", source / "transformer_lib", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("transformer_lib", "book_support"):  # the library and the book's apparatus: one distribution
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(source)])
     assert built.returncode == 0, built.stderr

@@ -115,15 +115,6 @@ def test_learned_and_no_positions():
     assert tl.count_parameters(learned) - tl.count_parameters(sinusoidal) == 128 * 64
 
 
-def test_format_table_and_rounded():
-    text = tl.format_table(["d_k", "variance"], [[4, 3.98765], [64, -0.00001]], digits=2)
-    assert text.splitlines() == ["d_k  variance", "---  --------", "  4      3.99", " 64      0.00"]
-    with pytest.raises(ValueError, match="every row must have 2 cells"):
-        tl.format_table(["a", "b"], [[1]])
-    assert tl.rounded(-0.00001, 3) == 0.0 and str(tl.rounded(-0.00001, 3)) == "0.0"
-    assert tl.rounded({"a": [1.23456]}, 2) == {"a": [1.23]}
-
-
 # --- the traps of issue 9 (each failed on the old code) -------------------------------
 
 

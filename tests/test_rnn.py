@@ -1,7 +1,5 @@
 """The recurrent baselines: parity with torch.nn cells and layers, shapes, bad input, counts, seq2seq."""
 
-import itertools
-
 import pytest
 import torch
 from torch import nn
@@ -103,65 +101,6 @@ def test_forget_bias_sets_the_total_forget_bias():
     total = (cell.bias_ih + cell.bias_hh).detach()
     assert torch.equal(total[H : 2 * H], torch.full((H,), 2.5))
     assert not torch.equal(total[:H], torch.full((H,), 2.5))  # other gates keep torch's initialisation
-
-
-def test_state_gradient_norms_match_the_jacobian_formula():
-    """T = 2, Elman: dL/dh_1 = W_h^T diag(1 - h_2^2) dL/dh_2 with L = sum(h_2)."""
-    cell = tl.ElmanCell(D_IN, H).double()
-    layer = tl.RecurrentLayer(cell)
-    x = torch.randn(B, 2, D_IN, dtype=torch.float64)
-    norms = tl.state_gradient_norms(layer, x)
-    assert norms.shape == (2,)
-    with torch.no_grad():
-        _, h2 = layer(x)
-        grad_h1 = (torch.ones(B, H, dtype=torch.float64) * (1 - h2**2)) @ cell.weight_hh  # (B, H)
-    torch.testing.assert_close(norms[0], grad_h1.norm(dim=-1).mean(), atol=1e-12, rtol=1e-12)
-    torch.testing.assert_close(norms[1], torch.tensor(H**0.5, dtype=torch.float64), atol=1e-12, rtol=1e-12)
-
-
-def test_state_gradient_norms_with_a_loss_and_for_an_lstm():
-    layer = tl.RecurrentLayer(tl.LSTMCell(D_IN, H))
-    x = torch.randn(B, T, D_IN)
-    direction = torch.randn(H)
-    norms = tl.state_gradient_norms(layer, x, loss_fn=lambda h: (h @ direction).sum())
-    assert norms.shape == (T,)
-    torch.testing.assert_close(norms[-1], direction.norm())
-    with pytest.raises(ValueError, match="scalar"):
-        tl.state_gradient_norms(layer, x, loss_fn=lambda h: h)
-    with pytest.raises(TypeError, match="RecurrentLayer"):
-        tl.state_gradient_norms(nn.Linear(2, 2), x)
-
-
-def test_path_lengths_grow_with_distance_for_recurrence_only():
-    xs = [torch.randn(2, 8, requires_grad=True) for _ in range(6)]
-    layer = tl.RecurrentLayer(tl.ElmanCell(8, 8))
-    h_T = layer.unroll(xs)[-1]
-    recurrent = tl.graph_path_lengths(h_T.sum(), xs)
-    steps = [a - b for a, b in itertools.pairwise(recurrent)]
-    assert len(set(steps)) == 1 and steps[0] > 0  # a fixed number of operations per time step
-    x = torch.stack(xs, dim=1)
-    out, _ = tl.MultiHeadAttention(8, 2)(x, x, x)
-    attention = tl.graph_path_lengths(out[:, -1].sum(), xs)
-    assert len(set(attention)) == 1
-    unused = torch.randn(2, 8, requires_grad=True)
-    assert tl.graph_path_lengths(h_T.sum(), [unused]) == [-1]
-    with pytest.raises(ValueError, match="leaf"):
-        tl.graph_path_lengths(h_T.sum(), [h_T])
-    with pytest.raises(ValueError, match="grad_fn"):
-        tl.graph_path_lengths(torch.ones(2), xs)
-
-
-def test_graph_depth_is_linear_in_length_for_recurrence_and_constant_for_attention():
-    def depths(T):
-        x = torch.randn(2, T, 8, requires_grad=True)
-        _, h_T = tl.RecurrentLayer(tl.GRUCell(8, 8))(x)
-        out, _ = tl.MultiHeadAttention(8, 2)(x, x, x)
-        return tl.graph_depth(h_T.sum()), tl.graph_depth(out.sum())
-
-    (r4, a4), (r8, a8), (r16, a16) = depths(4), depths(8), depths(16)
-    assert r16 - r8 == 2 * (r8 - r4) > 0
-    assert a4 == a8 == a16
-    assert tl.graph_depth((torch.ones(1, requires_grad=True) * 2).exp()) == 2
 
 
 def test_cell_bad_input():

@@ -1,11 +1,11 @@
 """Find claims that cannot fail in a chapter: typed verdicts and numbers typed into prose.
 
-Used by tests/test_notebooks.py and runnable by hand:
+Used by tests/book/test_notebooks.py and runnable by hand:
     python tools/claim_lint.py book/ch02_attention.ipynb    # lists what it finds
 
 1. Typed verdicts: a string literal in a code cell whose text is a verdict word
    ("agrees", "wrong", "unsourced", ...), alone or followed by ":" or " (".
-   Verdicts come from ``tl.claims`` (a rule applied to values), so a flipped
+   Verdicts come from ``bk.claims`` (a rule applied to values), so a flipped
    value flips the printed verdict.
 2. Unglued numbers: a number in a markdown cell, outside maths, code, roles
    ({glue}, {cite}, {ref}, ...), labels and links, that is not a section,

@@ -3,7 +3,7 @@
 The cell installs ``transformer_lib`` where it is missing (Colab, a downloaded
 notebook) from the repository at the release tag, prints nothing where the
 library is present (so strict nbval is untouched), and is removed from the
-rendered page (tag ``remove-cell``). ``tests/test_notebooks.py`` checks that
+rendered page (tag ``remove-cell``). ``tests/book/test_notebooks.py`` checks that
 every notebook starts with exactly this cell.
 
 Usage: python tools/install_cell.py book/*.ipynb

@@ -3,27 +3,26 @@
 The library behind the book *The Transformer, Executed*. Batch-first shapes
 (B, T, D); one mask convention (boolean, True = may attend).
 
-``import transformer_lib as tl`` is cheap: sympy (``tl.derivations``) and
-matplotlib (``tl.plotting``) load on first use.
+What a reader reuses lives here: configuration, masks, attention, positions,
+layers, models and their variants, recurrent baselines, data and tasks,
+training, decoding, checkpoints, BLEU, parameter and FLOP counts, weight
+exchange with ``torch.nn``, and the command line. The book's own apparatus
+(its audits, derivations, statistics, figures and notebook helpers) is the
+sibling package ``book_support``, which imports this one and is never
+imported by it.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from . import (
     bleu,
     checkpoint,
-    claims,
     counting,
     data,
     decoding,
-    graphs,
     interop,
     masks,
     rnn,
-    stats,
     tasks,
     training,
     utils,
@@ -34,7 +33,6 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
 from .data import Batch, Vocab, batch_by_tokens, collate, padding_fraction
 from .decoding import beam_search, greedy_decode, length_penalty, sample, sequence_log_prob
-from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
 from .layers import DecoderLayer, EncoderLayer, PositionwiseFeedForward
 from .masks import (
     band_mask,
@@ -84,27 +82,10 @@ from .training import (
     seq2seq_loss,
     train,
 )
-from .utils import (
-    cpu_seconds,
-    deterministic,
-    dispatched_ops,
-    format_table,
-    glue,
-    portable_numerics,
-    rounded,
-    set_seed,
-)
+from .utils import portable_numerics, set_seed
 from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
 
 __version__ = "0.2.0"
-
-_LAZY_SUBMODULES = ("derivations", "plotting", "worked_examples")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY_SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
@@ -143,25 +124,16 @@ __all__ = [
     "causal_mask",
     "cell_parameter_count",
     "checkpoint",
-    "claims",
     "classification_loss",
     "collate",
     "count_parameters",
     "counting",
-    "cpu_seconds",
     "data",
     "decoder_mask",
     "decoding",
-    "deterministic",
-    "dispatched_ops",
     "evaluate",
-    "format_table",
     "from_key_padding_mask",
     "from_torch_attn_mask",
-    "glue",
-    "graph_depth",
-    "graph_path_lengths",
-    "graphs",
     "greedy_decode",
     "interop",
     "length_penalty",
@@ -180,7 +152,6 @@ __all__ = [
     "padding_mask",
     "portable_numerics",
     "rnn",
-    "rounded",
     "sample",
     "save_checkpoint",
     "scaled_dot_product_attention",
@@ -189,8 +160,6 @@ __all__ = [
     "set_attention_kernel",
     "set_seed",
     "sinusoidal_table",
-    "state_gradient_norms",
-    "stats",
     "tasks",
     "to_additive",
     "to_key_padding_mask",

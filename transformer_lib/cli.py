@@ -32,8 +32,8 @@ import torch.distributed as dist
 
 from .checkpoint import CHECKPOINT_NAME
 from .config import TransformerConfig
-from .data import TASKS, make_task
 from .model import Transformer, count_parameters
+from .tasks import TASKS, make_task
 from .training import TrainHistory, evaluate, noam_scheduler, seq2seq_loss, train
 from .utils import set_seed
 

@@ -4,11 +4,11 @@ Everything between a list of (source ids, target ids) pairs and the tensors a
 model reads: :class:`Vocab` (tokens <-> ids, four special tokens with fixed ids),
 :func:`collate` (pad and mask one batch), :func:`batch_by_tokens` (group examples
 of similar length under a token budget, as in the paper), :func:`padding_fraction`,
-and :class:`BatchStream`, the endless, resumable stream of training batches.
+and the building blocks of a training stream.
 
-The generated tasks (copy, reverse, sort, dates, numbers) live in
-:mod:`transformer_lib.tasks`; their names stay reachable here too
-(``tl.data.make_task``, ``tl.data.number_words``, ...).
+The generated tasks (copy, reverse, sort, dates, numbers) and
+:class:`~transformer_lib.tasks.BatchStream`, the endless, resumable stream of
+a task's training batches, live in :mod:`transformer_lib.tasks`.
 
 Paper: §5.1 ("Sentence pairs were batched together by approximate sequence
 length"). Book: chapter 10.
@@ -16,10 +16,8 @@ length"). Book: chapter 10.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
@@ -32,9 +30,6 @@ from ._checks import (
     check_positive_int,
 )
 from .masks import decoder_mask, padding_mask
-
-if TYPE_CHECKING:
-    from .tasks import Task
 
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")  # ids 0, 1, 2, 3 in every Vocab
@@ -301,83 +296,6 @@ def padding_fraction(batches: Iterable[Sequence[Example] | Batch]) -> float:
     return 1.0 - real / padded
 
 
-class BatchStream(Iterator[Batch]):
-    """An endless, resumable stream of training batches grouped by length.
-
-    Draws a pool of about 64 batches' worth of training examples, groups them
-    with :func:`batch_by_tokens`, shuffles the batches and yields them one by
-    one. ``state_dict()`` / ``load_state_dict()`` save and restore the random
-    generator and the batches not yet yielded, so a resumed run sees exactly
-    the batches an uninterrupted run would.
-
-    Args:
-        task: the task to draw from (its "train" split).
-        max_tokens: token budget per batch (source and target, padding included).
-        seed: seed of the stream's ``random.Random``.
-        max_len: if given, refuse a task whose sequences are longer.
-
-    Paper: §5.1. Book: chapter 10.
-    """
-
-    pool_batches = 64
-
-    def __init__(self, task: Task, max_tokens: int, seed: int = 0, max_len: int | None = None) -> None:
-        from .tasks import Task  # here, not at the top: tasks.py imports this module
-
-        if not isinstance(task, Task):
-            raise TypeError(f"task must be a Task, got {type(task).__name__}")
-        if max_len is not None and max(task.max_src_len, task.max_tgt_len + 1) > max_len:
-            raise ValueError(
-                f"task {task.name!r} has sequences of up to {max(task.max_src_len, task.max_tgt_len + 1)} "
-                f"positions, more than max_len={max_len}"
-            )
-        longest = max(task.max_src_len, task.max_tgt_len + 1)
-        check_int("max_tokens", max_tokens)
-        if max_tokens < longest:
-            raise ValueError(f"max_tokens must be an int >= the longest sequence ({longest}), got {max_tokens!r}")
-        self.task = task
-        self.max_tokens = max_tokens
-        self.rng = random.Random(seed)
-        self._pending: list[list[Example]] = []
-
-    def __next__(self) -> Batch:
-        if not self._pending:
-            self._refill()
-        return collate(self._pending.pop(), vocab_size=len(self.task.vocab))
-
-    def _refill(self) -> None:
-        pool: list[Example] = []
-        tokens = 0
-        while tokens < self.pool_batches * self.max_tokens:
-            example = self.task.sample(self.rng)
-            pool.append(example)
-            tokens += len(example[0]) + len(example[1]) + 1
-        groups = batch_by_tokens(pool, self.max_tokens)
-        self.rng.shuffle(groups)
-        self._pending = groups
-
-    def state_dict(self) -> dict[str, Any]:
-        """The generator state and the pending batches, as plain Python values."""
-        pending = [[[list(s), list(t)] for s, t in group] for group in self._pending]
-        return {"rng": self.rng.getstate(), "pending": pending}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.rng.setstate(state["rng"])
-        self._pending = [[(tuple(s), tuple(t)) for s, t in group] for group in state["pending"]]
-
-
-# --- the tasks, reachable from here as before ---------------------------------
-
-
-def __getattr__(name: str) -> Any:
-    """``tl.data.make_task`` and the other task names, which live in :mod:`transformer_lib.tasks`."""
-    from . import tasks  # imported here: tasks imports this module
-
-    if name in tasks.__all__:
-        return getattr(tasks, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "BOS_ID",
     "EOS_ID",
@@ -385,7 +303,6 @@ __all__ = [
     "SPECIAL_TOKENS",
     "UNK_ID",
     "Batch",
-    "BatchStream",
     "Example",
     "Vocab",
     "batch_by_tokens",

@@ -24,11 +24,6 @@ from torch import Tensor, nn
 from ._checks import check_float, check_mask, check_positive_int, check_tensor, check_tokens
 from .attention import AdditiveAttention
 
-# the autograd-graph tools moved to graphs.py; re-exported so that tl.rnn.<name> keeps working
-from .graphs import graph_depth as graph_depth
-from .graphs import graph_path_lengths as graph_path_lengths
-from .graphs import state_gradient_norms as state_gradient_norms
-
 #: How many (H, ·) blocks each kind of cell stacks in its weight matrices.
 GATE_BLOCKS = {"elman": 1, "gru": 3, "lstm": 4}
 
@@ -249,9 +244,9 @@ class RecurrentLayer(nn.Module):
         ``x`` is a (B, T, I) tensor or a list of T tensors of shape (B, I); a
         list keeps the positions apart in the autograd graph (slices of one
         tensor all lead back to the whole tensor), which
-        :func:`graph_path_lengths` needs. Call ``hidden_of(s).retain_grad()`` on
+        ``book_support.graphs.graph_path_lengths`` needs. Call ``hidden_of(s).retain_grad()`` on
         the states before ``backward()`` to read the gradient with respect to
-        every h_t (:func:`state_gradient_norms` does).
+        every h_t (``book_support.graphs.state_gradient_norms`` does).
         """
         if isinstance(x, (list, tuple)):
             steps = [

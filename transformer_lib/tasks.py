@@ -14,8 +14,9 @@ stays small (under 50 tokens).
 
 A fixed fraction of all possible *sources* is held out by hashing the source
 tokens, so no held-out example can ever appear in training. The vocabulary and
-the batches (:class:`~transformer_lib.data.Vocab`, :func:`~transformer_lib.data.collate`,
-:class:`~transformer_lib.data.BatchStream`) live in :mod:`transformer_lib.data`.
+the batches (:class:`~transformer_lib.data.Vocab`, :func:`~transformer_lib.data.collate`)
+live in :mod:`transformer_lib.data`; :class:`BatchStream`, a task's endless stream of training
+batches, lives here, beside the task it draws from.
 
 Book: chapter 10.
 """
@@ -25,13 +26,13 @@ from __future__ import annotations
 import datetime
 import hashlib
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from torch import Tensor
 
 from ._checks import check_bool, check_choice, check_float, check_int, check_positive_int
-from .data import BatchStream, Example, Vocab
+from .data import Batch, Example, Vocab, batch_by_tokens, collate
 
 Generator = Callable[[random.Random], tuple[list[str], list[str]]]
 
@@ -308,6 +309,69 @@ def numbers_task(max_digits: int = 6, direction: str = "words_to_digits") -> Tas
     return Task("numbers", tokens, generate, src_len, tgt_len)
 
 
+class BatchStream(Iterator[Batch]):
+    """An endless, resumable stream of training batches grouped by length.
+
+    Draws a pool of about 64 batches' worth of training examples, groups them
+    with :func:`batch_by_tokens`, shuffles the batches and yields them one by
+    one. ``state_dict()`` / ``load_state_dict()`` save and restore the random
+    generator and the batches not yet yielded, so a resumed run sees exactly
+    the batches an uninterrupted run would.
+
+    Args:
+        task: the task to draw from (its "train" split).
+        max_tokens: token budget per batch (source and target, padding included).
+        seed: seed of the stream's ``random.Random``.
+        max_len: if given, refuse a task whose sequences are longer.
+
+    Paper: §5.1. Book: chapter 10.
+    """
+
+    pool_batches = 64
+
+    def __init__(self, task: Task, max_tokens: int, seed: int = 0, max_len: int | None = None) -> None:
+        if not isinstance(task, Task):
+            raise TypeError(f"task must be a Task, got {type(task).__name__}")
+        if max_len is not None and max(task.max_src_len, task.max_tgt_len + 1) > max_len:
+            raise ValueError(
+                f"task {task.name!r} has sequences of up to {max(task.max_src_len, task.max_tgt_len + 1)} "
+                f"positions, more than max_len={max_len}"
+            )
+        longest = max(task.max_src_len, task.max_tgt_len + 1)
+        check_int("max_tokens", max_tokens)
+        if max_tokens < longest:
+            raise ValueError(f"max_tokens must be an int >= the longest sequence ({longest}), got {max_tokens!r}")
+        self.task = task
+        self.max_tokens = max_tokens
+        self.rng = random.Random(seed)
+        self._pending: list[list[Example]] = []
+
+    def __next__(self) -> Batch:
+        if not self._pending:
+            self._refill()
+        return collate(self._pending.pop(), vocab_size=len(self.task.vocab))
+
+    def _refill(self) -> None:
+        pool: list[Example] = []
+        tokens = 0
+        while tokens < self.pool_batches * self.max_tokens:
+            example = self.task.sample(self.rng)
+            pool.append(example)
+            tokens += len(example[0]) + len(example[1]) + 1
+        groups = batch_by_tokens(pool, self.max_tokens)
+        self.rng.shuffle(groups)
+        self._pending = groups
+
+    def state_dict(self) -> dict[str, Any]:
+        """The generator state and the pending batches, as plain Python values."""
+        pending = [[[list(s), list(t)] for s, t in group] for group in self._pending]
+        return {"rng": self.rng.getstate(), "pending": pending}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.rng.setstate(state["rng"])
+        self._pending = [[(tuple(s), tuple(t)) for s, t in group] for group in state["pending"]]
+
+
 TASKS: dict[str, Callable[..., Task]] = {
     "copy": copy_task,
     "reverse": reverse_task,
@@ -329,6 +393,7 @@ __all__ = [
     "MONTHS",
     "MONTH_ABBREVIATIONS",
     "TASKS",
+    "BatchStream",
     "Generator",
     "Task",
     "copy_task",

@@ -42,7 +42,9 @@ from ._checks import (
 from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
 from .decoding import greedy_decode
-from .model import unwrap
+from .masks import padding_mask
+from .model import DecoderOnlyLM, unwrap
+from .variants import EncoderOnlyLM, VisionTransformer, mask_tokens
 
 # --- learning-rate schedule ------------------------------------------------------
 
@@ -366,9 +368,6 @@ def masked_lm_loss(
         generator = torch.Generator().manual_seed(0)
 
     def batch_loss(model: nn.Module, batch: Any) -> tuple[Tensor, int]:
-        from .masks import padding_mask
-        from .variants import mask_tokens
-
         if isinstance(batch, Tensor):
             if mask_id is None or generator is None:  # a mask_id comes with a generator (set above)
                 raise TypeError(
@@ -422,9 +421,6 @@ def default_batch_loss(model: nn.Module, loss_fn: Callable[[Tensor, Tensor], Ten
     :class:`~transformer_lib.RNNSeq2Seq`): :func:`seq2seq_loss` ``(0.1)``.
     ``loss_fn`` (a summing token loss) replaces the label smoothing of the first and last.
     """
-    from .model import DecoderOnlyLM
-    from .variants import EncoderOnlyLM, VisionTransformer
-
     model = unwrap(model)
     if isinstance(model, DecoderOnlyLM):
         return lm_loss(loss_fn=loss_fn)
@@ -627,7 +623,7 @@ def train(
         batches: an iterable of batches, or a callable ``batches(step)`` (step counted from 0).
             A batch is a :class:`~transformer_lib.data.Batch` for the default seq2seq loss,
             anything ``batch_loss`` accepts otherwise. If it has ``state_dict`` /
-            ``load_state_dict`` (as :class:`~transformer_lib.data.BatchStream`),
+            ``load_state_dict`` (as :class:`~transformer_lib.tasks.BatchStream`),
             its state is checkpointed; a plain iterable is fast-forwarded on resume.
         steps: total number of updates.
         batch_loss: ``batch_loss(model, batch) -> (loss_sum, count)``: the loss summed over

@@ -1,0 +1,46 @@
+"""book_support: the book's own apparatus, apart from the library a reader reuses.
+
+*The Transformer, Executed* runs every chapter on :mod:`transformer_lib`; this package holds what the
+chapters need besides the model and never goes into it: the notebook helpers (``deterministic``,
+``glue``, ``format_table``, ``rounded``, ``cpu_seconds``, ``source``, ``dispatched_ops``), the audits
+of the sources (:mod:`.claims`), seed statistics (:mod:`.stats`), measurements of autograd graphs
+(:mod:`.graphs`), the book's figure style (:mod:`.plotting`), the sympy-checked derivations
+(:mod:`.derivations`) and the sources' worked examples recomputed (:mod:`.worked_examples`).
+
+A chapter imports both::
+
+    import transformer_lib as tl
+    import book_support as bk
+
+    generator = bk.deterministic(seed=0)
+
+The dependency runs one way: this package imports ``transformer_lib``, and ``transformer_lib`` never
+imports it (``tests/test_structure.py`` checks both packages' imports). It ships in the same
+distribution, so a reader who installs the library has it too.
+"""
+
+from __future__ import annotations
+
+from . import claims, derivations, graphs, notebook, plotting, stats, worked_examples
+from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
+from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, source
+
+__all__ = [
+    "claims",
+    "cpu_seconds",
+    "derivations",
+    "deterministic",
+    "dispatched_ops",
+    "format_table",
+    "glue",
+    "graph_depth",
+    "graph_path_lengths",
+    "graphs",
+    "notebook",
+    "plotting",
+    "rounded",
+    "source",
+    "state_gradient_norms",
+    "stats",
+    "worked_examples",
+]

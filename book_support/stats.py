@@ -1,0 +1,315 @@
+"""Repeated runs over seeds: per-seed values, their mean and a Student-t interval.
+
+A claim of the form "A beats B" or "X is needed" rests on several seeds, and
+the book prints the spread with it. :func:`over_seeds` runs an experiment once
+per seed and returns a :class:`SeedSummary`; :func:`paired_difference`
+compares two variants that were run on the *same* seeds (same initialisation,
+same batch order), which removes the seed-to-seed variation the two share.
+
+The interval is mean ± t_{n-1, (1+level)/2} · s / √n, with s the sample
+standard deviation (n − 1 in the denominator). It assumes the per-seed values
+are independent draws from one normal distribution; with 3 to 5 seeds it is
+wide, which is the point: it says how little a few runs can tell apart.
+
+No SciPy: the t quantile comes from the regularised incomplete beta function
+(a continued fraction, Numerical Recipes §6.4) inverted by bisection; it
+agrees with published tables to 6 digits (tested).
+
+Also the statistics of an ablation study (chapter 13): :func:`standard_error_of_difference`,
+:func:`factorial_effects` and :func:`expected_max` (Dodge et al. 2019), whose formulas are proved
+in :mod:`transformer_lib.derivations.ablation`.
+
+Book: chapters 3, 6, 8 and 12 (and every chapter that compares runs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from transformer_lib._checks import check_float, check_int, check_positive_int
+
+__all__ = [
+    "SeedSummary",
+    "expected_max",
+    "factorial_effects",
+    "over_seeds",
+    "paired_difference",
+    "standard_error_of_difference",
+    "summarize",
+    "t_quantile",
+]
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny, eps = 1e-300, 1e-15
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < eps:
+            break
+    return h
+
+
+def _regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), the regularised incomplete beta function."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def _t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom."""
+    tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The p-quantile of Student's t distribution with ``df`` degrees of freedom.
+
+    ``t_quantile(0.975, 4)`` = 2.776..., the factor of a 95 % interval from 5 values.
+    """
+    check_float("p", p, low=0.0, high=1.0, low_open=True, high_open=True)
+    check_positive_int("df", df)
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    low, high = 0.0, 1.0
+    while _t_cdf(high, df) < p:
+        high *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if _t_cdf(mid, df) < p:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
+
+
+@dataclass(frozen=True)
+class SeedSummary:
+    """Per-seed values of one quantity and what they support.
+
+    Attributes:
+        seeds: the seeds, in order. values: one value per seed.
+        mean, std: the sample mean and standard deviation (n - 1).
+        low, high: the Student-t interval for the mean at ``level``.
+        level: the interval's confidence level (0.95 by default).
+    """
+
+    seeds: tuple[int, ...]
+    values: tuple[float, ...]
+    mean: float
+    std: float
+    low: float
+    high: float
+    level: float
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2.0
+
+    def excludes(self, value: float = 0.0) -> bool:
+        """True when ``value`` lies outside the interval (e.g. a difference of 0: "A and B differ")."""
+        return value < self.low or value > self.high
+
+    def format(self, digits: int = 3) -> str:
+        """``mean ± half-width [low, high] (n = 5)``, rounded to ``digits`` decimals."""
+
+        def r(x: float) -> str:
+            return f"{round(x, digits) + 0.0:.{digits}f}"
+
+        pct = f"{100 * self.level:g}"
+        return f"{r(self.mean)} ± {r(self.half_width)} ({pct} % CI [{r(self.low)}, {r(self.high)}], n = {self.n})"
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def _finite_floats(name: str, values: object, minimum: int = 0) -> list[float]:
+    """A list of finite floats from a sequence (list, tuple, 1-D tensor or array) of real numbers."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of real numbers, got {type(values).__name__}")
+    shape = getattr(values, "shape", None)
+    if shape is not None and len(shape) != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {tuple(shape)}")
+    out = []
+    for i, value in enumerate(values):
+        if hasattr(value, "item") and not isinstance(value, (int, float)):
+            value = value.item()  # a 0-d tensor or NumPy scalar
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name}[{i}] must be a real number, got {type(value).__name__} ({value!r})")
+        if not math.isfinite(value):
+            raise ValueError(f"{name}[{i}] must be finite, got {value!r}")
+        out.append(float(value))
+    if len(out) < minimum:
+        raise ValueError(f"{name} must hold at least {minimum} value(s), got {len(out)}")
+    return out
+
+
+def summarize(values: Sequence[float], seeds: Sequence[int] | None = None, level: float = 0.95) -> SeedSummary:
+    """Mean, standard deviation and t-interval of per-seed ``values`` (at least 2)."""
+    vals = _finite_floats("values", values)
+    if len(vals) < 2:
+        raise ValueError(f"values must hold at least 2 runs to estimate a spread, got {len(vals)}")
+    check_float("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    seeds = tuple(range(len(vals))) if seeds is None else tuple(seeds)
+    if len(seeds) != len(vals):
+        raise ValueError(f"seeds and values must have the same length, got {len(seeds)} seeds and {len(vals)} values")
+    n = len(vals)
+    mean = math.fsum(vals) / n
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (n - 1))
+    half = t_quantile((1.0 + level) / 2.0, n - 1) * std / math.sqrt(n)
+    return SeedSummary(seeds, tuple(vals), mean, std, mean - half, mean + half, level)
+
+
+def over_seeds(run: Callable[[int], float], seeds: Sequence[int] | int = 5, level: float = 0.95) -> SeedSummary:
+    """Run ``run(seed)`` once per seed and summarise the returned numbers.
+
+    Args:
+        run: a function of the seed returning one real number (an accuracy, a loss).
+            It must seed everything it uses from its argument (``tl.set_seed(seed)``).
+        seeds: the seeds, or a count n meaning seeds 0, ..., n - 1 (at least 2).
+        level: the confidence level of the interval.
+
+    Example::
+
+        acc = tl.stats.over_seeds(lambda seed: train_and_score(seed=seed), seeds=5)
+        print(acc)   # 0.912 ± 0.031 (95 % CI [0.881, 0.943], n = 5)
+    """
+    if not callable(run):
+        raise TypeError(f"run must be callable as run(seed) -> float, got {type(run).__name__}")
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, Sequence)):
+        raise TypeError(f"seeds must be a count or a sequence of ints, got {type(seeds).__name__} ({seeds!r})")
+    if isinstance(seeds, int):
+        if seeds < 2:
+            raise ValueError(f"seeds must be at least 2 runs, got {seeds}")
+        seeds = range(seeds)
+    chosen = tuple(seeds)
+    for s in chosen:
+        check_int("seeds[i]", s)
+    return summarize([run(seed) for seed in chosen], chosen, level)
+
+
+def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequence[float], level: float = 0.95) -> SeedSummary:
+    """The per-seed differences a - b of two variants run on the same seeds, summarised.
+
+    Pairing removes what the two runs of one seed share (initialisation, batch
+    order); its interval is usually much narrower than that of two independent
+    means. ``paired_difference(a, b).excludes(0)``: the data tell the variants apart.
+    """
+    seeds_a = a.seeds if isinstance(a, SeedSummary) else None
+    seeds_b = b.seeds if isinstance(b, SeedSummary) else None
+    va = list(a.values) if isinstance(a, SeedSummary) else _finite_floats("a", a)
+    vb = list(b.values) if isinstance(b, SeedSummary) else _finite_floats("b", b)
+    if len(va) != len(vb):
+        raise ValueError(f"a and b must hold one value per seed each, got {len(va)} and {len(vb)} values")
+    if seeds_a is not None and seeds_b is not None and seeds_a != seeds_b:
+        raise ValueError(f"a and b must come from the same seeds to be paired, got {seeds_a} and {seeds_b}")
+    return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level)
+
+
+# --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (chapter 13) ---
+# The formulas are proved in transformer_lib.derivations.ablation.
+
+
+def expected_max(values: Sequence[float], n: int) -> float:
+    """Expected best result of ``n`` runs drawn with replacement from the observed ``values``.
+
+    With the N values sorted, v_(1) <= ... <= v_(N), each run is one of them
+    with probability 1/N, so P(max of n runs <= v_(i)) = (i/N)^n and
+
+        E[max] = sum_i v_(i) [(i/N)^n - ((i-1)/N)^n].
+
+    ``n = 1`` gives the mean of ``values``; as ``n`` grows the result rises to
+    their maximum. Ties need no special care: the terms of equal values add up
+    to the probability of that value.
+
+    Args:
+        values: the N >= 1 observed results (validation scores of N trials), real and finite.
+        n: the budget, a positive int (may exceed N: the draws are with replacement).
+
+    Returns:
+        the expected maximum, a float.
+
+    Reference: Dodge et al. (2019), "Show Your Work", §3 (expected validation performance).
+    Book: chapter 13.
+    """
+    observed = sorted(_finite_floats("values", values, 1))
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be an int, got {type(n).__name__} ({n!r})")
+    if n < 1:
+        raise ValueError(f"n must be a positive int (the number of runs), got {n}")
+    N = len(observed)
+    return sum(v * ((i / N) ** n - ((i - 1) / N) ** n) for i, v in enumerate(observed, start=1))
+
+
+def standard_error_of_difference(a: Sequence[float], b: Sequence[float]) -> float:
+    """Estimated standard error of mean(a) - mean(b) for independent runs (seeds).
+
+    sqrt(s_a^2 / n_a + s_b^2 / n_b), with s^2 the sample variance (divisor n - 1).
+    With equal variances and n runs each it is sigma * sqrt(2 / n); for two
+    seeds per side, one seed's standard deviation.
+
+    Args:
+        a, b: the results of each model, at least 2 each (one run gives no variance).
+
+    Book: chapter 13.
+    """
+    xs, ys = _finite_floats("a", a, 2), _finite_floats("b", b, 2)
+
+    def sample_variance(v: list[float]) -> float:
+        mean = sum(v) / len(v)
+        return sum((x - mean) ** 2 for x in v) / (len(v) - 1)
+
+    return math.sqrt(sample_variance(xs) / len(xs) + sample_variance(ys) / len(ys))
+
+
+def factorial_effects(y00: float, y10: float, y01: float, y11: float) -> dict[str, float]:
+    """Effects of a 2 x 2 factorial experiment: y = mu + a x1 + b x2 + c x1 x2.
+
+    ``y10`` is the result with component 1 removed, ``y01`` with component 2
+    removed, ``y11`` with both removed, ``y00`` the full model. Returns
+    ``mu, a, b, c`` and the drops ``drop_1 = y00 - y10``, ``drop_2 = y00 - y01``,
+    ``drop_both = y00 - y11``; ``drop_both - drop_1 - drop_2 = -c``.
+
+    Book: chapter 13.
+    """
+    y00, y10, y01, y11 = _finite_floats("(y00, y10, y01, y11)", (y00, y10, y01, y11), 4)
+    return {
+        "mu": y00,
+        "a": y10 - y00,
+        "b": y01 - y00,
+        "c": y11 - y10 - y01 + y00,
+        "drop_1": y00 - y10,
+        "drop_2": y00 - y01,
+        "drop_both": y00 - y11,
+    }

@@ -1,0 +1,76 @@
+"""How the book is built: make book executes into a cache and never into the sources; make test renders the
+committed outputs; the bibliography labels entries the way the text cites them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_config_renders_committed_outputs():
+    # make test / make build use _config.yml as it is: the page must show what nbval verified
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["execute"]["execute_notebooks"] == "off"
+
+
+def test_make_book_builds_from_the_cache_not_in_place():
+    dry = subprocess.run(["make", "-n", "book", "BIN=.venv/bin"], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "tools/execute_cache.py" in dry.stdout
+    assert "'execute_notebooks': 'cache'" in dry.stdout
+    assert "--config _build/_config_book.yml" in dry.stdout
+    assert "--inplace" not in dry.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_execute_cache_leaves_the_notebook_alone_and_skips_it_when_cached(tmp_path):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "tiny.ipynb"
+    nbformat.write(notebook, path)
+    before = path.read_bytes()
+    command = [sys.executable, str(ROOT / "tools" / "execute_cache.py"), "--cache", str(tmp_path / "cache"), str(path)]
+
+    first = subprocess.run(command, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert "0 cached, 1 to execute" in first.stdout
+    second = subprocess.run(command, capture_output=True, text=True)
+    assert "1 cached, 0 to execute" in second.stdout
+    assert path.read_bytes() == before  # the source is only read
+
+    # myst-nb's cache mode looks the notebook up the same way and gets the executed outputs
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(tmp_path / "cache"))
+    _, merged = cache.merge_match_into_notebook(nbformat.read(path, as_version=4))
+    assert merged.cells[0].outputs[0]["text"] == "42\n"
+
+
+def test_bibliography_labels_read_like_the_citations():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import book_extras
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    from pybtex.database import parse_string
+
+    bib = parse_string(
+        """
+        @article{a, author = {Vaswani, Ashish and Shazeer, Noam and Parmar, Niki}, title = {A}, year = {2017}}
+        @article{b, author = {Ba, Jimmy Lei and Kingma, Diederik}, title = {B}, year = {2016}}
+        @article{c, author = {Elman, Jeffrey L.}, title = {C}, year = {1990}}
+        @article{d, author = {Wang, Sinong and Li, Belinda and Khabsa, Madian}, title = {D1}, year = {2020}}
+        @article{e, author = {Wang, Qiang and Li, Bei and Xiao, Tong}, title = {D2}, year = {2020}}
+        """,
+        "bibtex",
+    )
+    labels = list(book_extras.AuthorYearLabelStyle().format_labels(bib.entries.values()))
+    assert labels[:3] == ["Vaswani et al., 2017", "Ba and Kingma, 2016", "Elman, 1990"]
+    assert labels[3:] == ["Wang et al., 2020a", "Wang et al., 2020b"]

@@ -1,0 +1,421 @@
+"""Static checks of the book's notebooks and table of contents.
+
+Strict nbval (``make nbval``) re-executes every notebook and compares outputs;
+these tests check what nbval cannot: that every cell was executed, that no
+output is an error, that every figure's numbers are also printed, and that the
+table of contents and the files on disk agree.
+"""
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from install_cell import RELEASE, install_cell
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+
+
+def _toc_files(node) -> list[str]:
+    files = []
+    if isinstance(node, dict):
+        if "file" in node:
+            files.append(node["file"])
+        if "root" in node:
+            files.append(node["root"])
+        for value in node.values():
+            files.extend(_toc_files(value))
+    elif isinstance(node, list):
+        for item in node:
+            files.extend(_toc_files(item))
+    return files
+
+
+TOC_FILES = _toc_files(TOC)
+
+
+def _code_cells(path: Path) -> list[dict]:
+    return [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no notebooks found in book/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_code_cell_is_executed_in_order(path):
+    cells = [c for c in _code_cells(path) if "".join(c["source"]).strip()]
+    counts = [c["execution_count"] for c in cells]
+    assert None not in counts, f"{path.name}: unexecuted cells; run `make execute`"
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: cells executed out of order: {counts}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_error_outputs(path):
+    for cell in _code_cells(path):
+        for output in cell["outputs"]:
+            assert output["output_type"] != "error", f"{path.name}: {output.get('ename')}: {output.get('evalue')}"
+            assert output.get("name") != "stderr", f"{path.name}: stderr output: {''.join(output['text'])[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_cell_shows_a_stray_return_value(path):
+    # a cell ending in a call that returns a value shows it on the page ('wrong' under a hidden errata cell);
+    # what a page shows is printed, displayed or glued on purpose
+    for cell in _code_cells(path):
+        for output in cell["outputs"]:
+            if output["output_type"] == "execute_result":
+                shown = "".join(output["data"].get("text/plain", ""))[:60]
+                last = "".join(cell["source"]).strip().splitlines()[-1]
+                raise AssertionError(f"{path.name}: the cell ending {last!r} shows {shown!r}: print, display or glue it")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_prints_its_numbers(path):
+    """nbval does not compare images, so a cell that draws must also print text."""
+    for cell in _code_cells(path):
+        kinds = {o["output_type"] for o in cell["outputs"]}
+        has_image = any("image/png" in o.get("data", {}) for o in cell["outputs"])
+        if has_image:
+            assert "stream" in kinds, f"{path.name}: a figure cell prints no numbers:\n{''.join(cell['source'])[:300]}"
+
+
+MAX_PRINTED_LINE = 95  # at the book's output size (0.8rem) 96 characters fit the 780 px column at 1400 px
+# chapters whose owners keep to 90 (their tables were the widest in the book)
+TIGHTER = {"ch-ablations": 90, "ch-cost": 90}
+# chapters that time code: the timing check below must find their timings (or it passes vacuously)
+TIMED = ("ch-recurrence", "ch-attention", "ch-multihead", "ch-ablations", "ch-cost")
+CLOCKS = ("cpu_seconds", "process_time", "thread_time", "perf_counter")
+
+
+def _label(path: Path) -> str:
+    """The chapter label that the notebook's first cell carries, ``(label)=`` (found by label: files get renamed)."""
+    match = re.match(r"\((.+?)\)=", "".join(json.loads(path.read_text())["cells"][0]["source"]))
+    return match.group(1) if match else ""
+
+
+def _chapter(label: str) -> Path:
+    for path in NOTEBOOKS:
+        if _label(path) == label:
+            return path
+    raise AssertionError(f"no notebook in book/ starts with ({label})=")
+
+
+def _ignored(cell: dict) -> bool:
+    return bool(re.search(r"NBVAL_(IGNORE_OUTPUT|SKIP)", "".join(cell["source"])))
+
+
+def _printed_lines(cell: dict):
+    """The text lines a code cell shows on the page (not images, HTML tables laid out by the browser, or glue)."""
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if output["output_type"] == "stream":
+            yield from "".join(output["text"]).splitlines()
+        elif not {"image/png", "text/html", "text/latex"} & set(data) and "scrapbook" not in output.get("metadata", {}):
+            yield from "".join(data.get("text/plain", "")).splitlines()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_printed_lines_fit_the_column(path):
+    """A longer line scrolls sideways inside its output box on the page (CONTRIBUTING, "The page")."""
+    limit = TIGHTER.get(_label(path), MAX_PRINTED_LINE)
+    too_long = [
+        f"code cell {i}: {len(line)} characters: {line[:60]}..."
+        for i, cell in enumerate(_code_cells(path))
+        for line in _printed_lines(cell)
+        if len(line) > limit
+    ]
+    assert not too_long, f"{path.name}: printed lines over {limit} characters:\n" + "\n".join(too_long)
+
+
+def _is_timed(node, timed: set) -> bool:
+    if any(clock in ast.unparse(node) for clock in CLOCKS):
+        return True
+    return bool(timed & {n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+
+
+def _statements(body):
+    """Simple statements in source order, those inside loops, ``with`` and ``if`` blocks included."""
+    for statement in body:
+        if isinstance(statement, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
+            for block in (statement.body, getattr(statement, "orelse", []), getattr(statement, "finalbody", [])):
+                yield from _statements(block)
+            for handler in getattr(statement, "handlers", []):
+                yield from _statements(handler.body)
+        elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield statement
+
+
+def _root_name(node) -> str:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _only_timings(node, timed: set) -> bool:
+    """A clock's result, a timed name, or a dict of nothing else (a dict that also holds results is not timed)."""
+    if isinstance(node, ast.Dict):
+        return bool(node.values) and all(_only_timings(value, timed) for value in node.values)
+    return _is_timed(node, timed)
+
+
+def _timing_prints(path: Path) -> tuple[bool, list[str]]:
+    """Whether the notebook times anything, and the prints of compared cells that a timing decides.
+
+    Names assigned from a clock (or from a timed name) are followed in execution order; a name
+    reassigned from something untimed is clean again; ``x.append(<timed>)`` makes ``x`` timed.
+    """
+    timed: set[str] = set()
+    offending, found = [], False
+    for i, cell in enumerate(_code_cells(path)):
+        for statement in _statements(ast.parse("".join(cell["source"])).body):
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Call) and ast.unparse(node.func) == "print" and _is_timed(node, timed):
+                    if cell.get("outputs") and not _ignored(cell):
+                        offending.append(f"code cell {i}: {ast.unparse(node)[:80]}")
+            found |= _is_timed(statement, set())
+            if isinstance(statement, (ast.Assign, ast.AugAssign)):
+                names = {
+                    t.id
+                    for target in ([statement.target] if isinstance(statement, ast.AugAssign) else statement.targets)
+                    if isinstance(target, (ast.Name, ast.Tuple))  # runs[key] = {..., "cpu": ...} keeps `runs` clean
+                    for t in ast.walk(target)
+                    if isinstance(t, ast.Name)
+                }
+                if _is_timed(statement.value, timed):
+                    timed |= names
+                elif isinstance(statement, ast.Assign):
+                    timed -= names
+            if isinstance(statement, ast.Assign) and _only_timings(statement.value, timed):
+                for target in statement.targets:  # seconds[key] = bk.cpu_seconds(...) makes `seconds` timed
+                    if isinstance(target, ast.Subscript):
+                        timed.add(_root_name(target))
+            for node in ast.walk(statement):  # times[key].append(bk.cpu_seconds(...)) makes `times` timed
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append":
+                    if any(_is_timed(arg, timed) for arg in node.args):
+                        timed.add(_root_name(node.func.value))
+    timed.discard("")
+    return found, offending
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_compared_cell_prints_a_timing(path):
+    """What a timing decides (a time, a ratio, a boolean) is printed only in cells nbval does not compare:
+    another CPU, or a loaded one, flips it (issue 13). Words the prose needs about timings are glued there."""
+    _, offending = _timing_prints(path)
+    assert not offending, f"{path.name}: compared cells print what timings decide:\n" + "\n".join(offending)
+
+
+@pytest.mark.parametrize("label", TIMED)
+def test_the_timing_check_finds_the_timings(label):
+    found, _ = _timing_prints(_chapter(label))
+    assert found, f"({label}): no timing found (the check above would pass vacuously)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_first_cell_installs_the_library_where_it_is_missing(path):
+    """Colab and downloaded notebooks: the first code cell is the hidden install cell, exactly."""
+    first = _code_cells(path)[0]
+    assert first == install_cell(), f"{path.name}: run `python tools/install_cell.py {path.relative_to(ROOT)}`"
+    assert first["outputs"] == [] and "remove-cell" in first["metadata"]["tags"]
+
+
+def test_install_cell_names_the_repository_not_the_unrelated_pypi_package():
+    text = "".join(install_cell()["source"])
+    assert "transformer_lib @ git+https://github.com/" in text and f"@{RELEASE}" in text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_set_up_is_deterministic_and_few_outputs_are_ignored(path):
+    cells = _code_cells(path)
+    assert "bk.deterministic(" in "".join(cells[1]["source"]), f"{path.name}: the set-up cell must call bk.deterministic"
+    ignored = sum(bool(re.search(r"NBVAL_(IGNORE_OUTPUT|SKIP)", "".join(c["source"]))) for c in cells)
+    assert ignored * 4 <= len(cells), f"{path.name}: {ignored} of {len(cells)} cells are excluded from nbval"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_notebook_is_in_the_table_of_contents(path):
+    assert path.relative_to(ROOT).with_suffix("").as_posix() in TOC_FILES
+
+
+def test_every_toc_entry_exists():
+    for entry in TOC_FILES:
+        candidates = [ROOT / f"{entry}{suffix}" for suffix in (".ipynb", ".md")]
+        assert any(c.exists() for c in candidates), f"_toc.yml lists {entry}, which does not exist"
+
+
+def test_strict_nbval_everywhere():
+    for name in ("Makefile", ".ci/run", "pyproject.toml"):
+        assert "nbval-lax" not in (ROOT / name).read_text()
+    assert "--nbval " in (ROOT / "Makefile").read_text()
+
+
+def test_nbval_runs_the_longest_notebooks_first():
+    # book/conftest.py orders the notebooks for xdist's loadfile; a cost entry for a renamed notebook would be dead
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("book_conftest", ROOT / "book" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    names = {p.name for p in NOTEBOOKS}
+    assert set(module.SECONDS) <= names, f"book/conftest.py costs notebooks that do not exist: {set(module.SECONDS) - names}"
+    items = [SimpleNamespace(fspath=ROOT / "book" / p.name, cell=i) for p in NOTEBOOKS for i in range(3)]
+    module.pytest_collection_modifyitems(items)
+    order = list(dict.fromkeys(Path(str(item.fspath)).name for item in items))
+    costs = [module.SECONDS.get(name, 0) for name in order]
+    assert costs == sorted(costs, reverse=True), order
+    for name in names:  # one notebook's cells keep their order and stay together
+        cells = [item.cell for item in items if Path(str(item.fspath)).name == name]
+        assert cells == [0, 1, 2], (name, cells)
+
+
+# --- claims that cannot fail (tools/claim_lint.py) ---------------------------------
+
+from claim_lint import typed_verdicts, unglued_numbers  # noqa: E402  (tools/ is on sys.path above)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_verdict_is_typed_next_to_a_value(path):
+    """A verdict comes from bk.claims (a rule applied to the values), never from a string literal."""
+    hits = typed_verdicts(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: verdicts typed into code (use bk.claims):\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_number_in_the_prose_is_glued_printed_or_cited(path):
+    """A number in the text comes from bk.glue, appears in the chapter's outputs, or is cited where it stands."""
+    hits = unglued_numbers(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: numbers typed into the prose (glue them):\n" + "\n".join(hits)
+
+
+def test_the_claim_checks_can_fail():
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "source": ['rows = [["000", "d_k = 512", f"{d}", "wrong"]]\n'], "outputs": []},
+            {"cell_type": "markdown", "source": ["The loss falls to 0.823 after 300 updates."]},
+            {"cell_type": "markdown", "source": ["The paper's base model has 65 million parameters {cite}`v`."]},
+            {"cell_type": "markdown", "source": ["Section 3 shows {glue}`loss` and $0.5$ and `0.25`; 2 heads."]},
+        ]
+    }
+    assert typed_verdicts(notebook) == ["cell 0: 'wrong'"]
+    assert [h.split(" in ")[0] for h in unglued_numbers(notebook)] == ["cell 1: '0.823'", "cell 1: '300'"]
+    notebook["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["loss 0.823 at 300"]}]
+    assert unglued_numbers(notebook) == []
+
+
+# --- rounding noise printed as digits (issue 18) -----------------------------------
+
+TINY = 1e-12
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+# a compared cell may print N tiny values with several digits if a comment in it says why they hold on every CPU:
+# "# stable digits (N): <reason>"; the count pins the exemption to the values it was written for
+STABLE = re.compile(r"#\s*stable digits\s*(?:\((\d+)\))?\s*:\s*(.*)")
+
+
+def _significant_digits(token: str) -> int:
+    mantissa = token.lstrip("+-").lower().split("e")[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits) if "." in mantissa else len(digits.rstrip("0"))
+
+
+def _compared_texts(cell: dict):
+    """What strict nbval compares of a cell's outputs: streams and every data type but images (glue included)."""
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            yield "".join(output["text"])
+        for kind, value in output.get("data", {}).items():
+            if not kind.startswith("image/"):
+                yield "".join(value) if isinstance(value, list) else str(value)
+
+
+def _stability_claim(cell: dict) -> tuple[int | None, str]:
+    """The count and the reason of a ``# stable digits (N): ...`` comment, continuation lines included."""
+    lines = "".join(cell["source"]).splitlines()
+    for i, line in enumerate(lines):
+        match = STABLE.search(line)
+        if match:
+            reason = [match.group(2).strip()]
+            for following in lines[i + 1 :]:  # the comment lines that continue it
+                if not following.strip().startswith("#"):
+                    break
+                reason.append(following.strip().lstrip("#").strip())
+            return (int(match.group(1)) if match.group(1) else None), " ".join(reason).strip()
+    return None, ""
+
+
+def tiny_values_with_digits(notebook: dict) -> list[str]:
+    """Compared outputs that print a nonzero float below 1e-12 with more than one significant digit.
+
+    Such a value is usually rounding noise (a residual of a few units in the last place), whose digits
+    depend on the CPU's kernels: print it as the bound it satisfies (``bk.claims.below``) or as a verdict.
+    A real tiny quantity (a product of many factors, computed to float64's relative precision) may keep
+    its digits if the cell says why in a ``# stable digits (N): <reason>`` comment, the reason eight words
+    or more and N the number of such values the cell prints (so one printed later is not waved through).
+    """
+    hits = []
+    for i, cell in enumerate(c for c in notebook["cells"] if c["cell_type"] == "code"):
+        if _ignored(cell):
+            continue
+        found = []
+        for text in _compared_texts(cell):
+            for match in NUMBER.finditer(text):
+                value = float(match.group())
+                if 0 < abs(value) < TINY and _significant_digits(match.group()) > 1:
+                    line = text[text.rfind("\n", 0, match.start()) + 1 :].split("\n", 1)[0]
+                    found.append(f"code cell {i}: {match.group()!r} in {line.strip()[:80]!r}")
+        count, reason = _stability_claim(cell)
+        if count == len(found) and len(reason.split()) >= 8:
+            continue
+        if count is not None and found:
+            found.append(f"code cell {i}: its '# stable digits ({count})' comment covers {count}, it prints {len(found)}")
+        hits.extend(found)
+    return hits
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_compared_output_prints_rounding_noise_as_digits(path):
+    hits = tiny_values_with_digits(json.loads(path.read_text()))
+    assert not hits, (
+        f"{path.name}: compared outputs print values below {TINY:g} with several digits (print rounding noise as "
+        "its bound, bk.claims.below; or say in a '# stable digits: ...' comment why the digits hold on every CPU):\n"
+        + "\n".join(hits)
+    )
+
+
+def test_the_rounding_noise_check_can_fail():
+    def cell(source, printed):
+        return {"cell_type": "code", "source": [source], "outputs": [{"output_type": "stream", "text": [printed]}]}
+
+    old_chapter_2 = "               claimed 0 · computed 2.220e-16 · rule: |Δ| <= 1e-12  ->  agrees\n"
+    notebook = {"cells": [cell("print(audit)", old_chapter_2)]}
+    assert tiny_values_with_digits(notebook) == [
+        "code cell 0: '2.220e-16' in 'claimed 0 · computed 2.220e-16 · rule: |Δ| <= 1e-12  ->  agrees'"
+    ]
+    glued = {"output_type": "display_data", "data": {"application/papermill.record/text/plain": "'4.0e-17'"}}
+    notebook["cells"].append({"cell_type": "code", "source": ["bk.glue('x', f'{x:.1e}')"], "outputs": [glued]})
+    assert len(tiny_values_with_digits(notebook)) == 2  # glued values are compared too
+    allowed = [
+        "claimed 0 · computed < 1e-15 · rule: |Δ| <= 1e-12",  # the bound, one digit
+        "agrees to 1e-14: True",  # a tolerance
+        "gradient left: 0.0 and 3.2e-09",  # not below 1e-12
+    ]
+    assert tiny_values_with_digits({"cells": [cell("print(x)", text) for text in allowed]}) == []
+    reason = "# stable digits (1): a product of 100 factors, each computed to float64's relative precision\n"
+    assert tiny_values_with_digits({"cells": [cell(reason + "print(g)", "left after 100 steps: 5.3e-21")]}) == []
+    assert tiny_values_with_digits({"cells": [cell("# stable digits (1): trust me\nprint(g)", "5.3e-21")]}) != []
+    # an exemption covers the values it counts: a residual printed later in the same cell is caught
+    later = cell(reason + "print(g, r)", "left after 100 steps: 5.3e-21, residual of the fit: 2.220e-16")
+    covered = "code cell 0: its '# stable digits (1)' comment covers 1, it prints 2"
+    assert tiny_values_with_digits({"cells": [later]})[-1] == covered
+    uncounted = reason.replace(" (1)", "")
+    assert tiny_values_with_digits({"cells": [cell(uncounted + "print(g)", "5.3e-21")]}) != []
+    ignored = cell("# NBVAL_IGNORE_OUTPUT\nprint(d)", "2.220e-16")
+    assert tiny_values_with_digits({"cells": [ignored]}) == []

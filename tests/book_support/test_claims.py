@@ -1,0 +1,147 @@
+"""bk.claims: verdicts computed from values by stated rules."""
+
+import pytest
+import torch
+
+import book_support as bk
+from book_support import claims
+
+
+def test_the_verdict_flips_when_the_value_flips():
+    rule = claims.at_least(5)
+    assert claims.verdict(None, 7.3, rule) == "agrees"
+    assert claims.verdict(None, 4.9, rule) == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("rule", "claimed", "agree", "disagree"),
+    [
+        (claims.close(abs=0.01), 0.5, 0.509, 0.511),
+        (claims.close(rel=0.1), 100.0, 109.0, 111.0),
+        (claims.rounds_to(3), 0.354, 0.35449, 0.3546),
+        (claims.rounds_to(0), 8, 8.4, 8.6),
+        (claims.equal(), (3, 5), (3, 5), (5, 3)),
+        (claims.at_most(0.2), None, 0.2, 0.2001),
+        (claims.between(0.354, 0.646), None, 0.5, 0.7),
+    ],
+)
+def test_each_rule_separates_agreement_from_disagreement(rule, claimed, agree, disagree):
+    assert claims.verdict(claimed, agree, rule) == "agrees"
+    assert claims.verdict(claimed, disagree, rule) == "wrong"
+
+
+def test_rounds_to_is_not_fooled_by_float_noise():
+    assert claims.verdict(0.3, 0.1 + 0.2, claims.rounds_to(1)) == "agrees"
+    assert claims.verdict(0.3, 0.25, claims.rounds_to(1)) == "wrong"  # 0.25 rounds to 0.2
+
+
+def test_holds_reads_booleans_and_tensors_and_refuses_numbers():
+    assert claims.verdict(None, torch.tensor(True), claims.holds()) == "agrees"
+    assert claims.verdict(None, False, claims.holds()) == "wrong"
+    with pytest.raises(TypeError, match="computed must be a bool"):
+        claims.verdict(None, 1.0, claims.holds())
+
+
+def test_a_nan_never_agrees():
+    assert claims.verdict(0.5, float("nan"), claims.close(abs=1.0)) == "wrong"
+
+
+def test_inherited_errors_are_told_apart_from_introduced_ones():
+    rule = claims.rounds_to(2)
+    # the step is right given the source's own (wrong) input, wrong against the true value
+    assert claims.verdict(0.37, 0.3542, rule, from_source=0.3701) == "inherited"
+    assert claims.verdict(0.41, 0.3542, rule, from_source=0.3701) == "wrong"
+    assert claims.verdict(0.35, 0.3542, rule, from_source=0.3701) == "agrees"
+
+
+def test_agreement_by_construction_is_not_counted_as_agreement():
+    audit = claims.Audit()
+    audit.check(
+        "003", "decoder W_Q reproduces the printed Q", claimed=1.0, computed=1.0, rule=claims.equal(), by_construction=True
+    )
+    assert audit.counts() == {"agrees by construction": 1}
+
+
+def test_audit_prints_rule_and_verdict_and_counts():
+    audit = bk.claims.Audit("Document 000")
+    audit.check("000 §2.2.3", "the Transformer's d_k is 512", claimed=512, computed=64, rule=claims.equal())
+    audit.check("000 §2.2.3", "dot product faster (at least 5x)", computed=7.25, rule=claims.at_least(5))
+    audit.unsourced("004", "a figure with no source", reason="no derivation or citation given")
+    audit.assumed("003 step 6", "a gradient of ones", reason="the source says it assumes it")
+    text = str(audit)
+    assert "claimed 512 · computed 64 · rule: equal  ->  wrong" in text
+    assert "computed 7.25 · rule: >= 5  ->  agrees" in text
+    assert "unsourced: no derivation or citation given" in text
+    assert text.endswith("verdicts: 1 agrees, 1 wrong, 1 assumed, 1 unsourced")
+    assert [r.claim for r in audit.where("wrong")] == ["the Transformer's d_k is 512"]
+    assert len(audit) == 4
+    assert all(len(line) <= 88 for line in text.splitlines())
+
+
+def test_a_claimed_absence_needs_the_interval_inside_the_margin():
+    # failing to exclude zero is not agreement with "there is no effect"
+    from types import SimpleNamespace
+
+    audit = claims.Audit()
+    inside = SimpleNamespace(mean=0.01, low=-0.05, high=0.07)
+    wide = SimpleNamespace(mean=0.03, low=-0.17, high=0.22)
+    away = SimpleNamespace(mean=0.3, low=0.1, high=0.5)
+    assert audit.absent("000", "no effect", effect=inside, margin=0.1) == "agrees"
+    assert audit.absent("000", "no effect", effect=wide, margin=0.1) == "cannot tell"
+    assert audit.absent("000", "no effect", effect=away, margin=0.1) == "wrong"
+    assert audit.absent("000", "no effect", effect=inside, margin=0.05) == "cannot tell"  # the margin decides
+    assert audit.counts() == {"agrees": 1, "wrong": 1, "cannot tell": 2}
+    assert [r.computed for r in audit.where("cannot tell")] == ["+0.03 [-0.17, +0.22]", "+0.01 [-0.05, +0.07]"]
+    assert "else cannot tell  ->  cannot tell" in str(audit)
+    with pytest.raises(ValueError, match="margin"):
+        audit.absent("000", "no effect", effect=inside, margin=0)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="close needs"):
+        claims.close()
+    with pytest.raises(ValueError, match="digits must be"):
+        claims.rounds_to(-1)
+    with pytest.raises(TypeError, match=r"rule must be a tl\.claims\.Rule"):
+        claims.verdict(1, 1, "equal")
+    with pytest.raises(TypeError, match="claimed must be a real number"):
+        claims.verdict("0.5", 0.5, claims.close(abs=0.1))
+    with pytest.raises(ValueError, match="needs a reason"):
+        claims.Audit().unsourced("000", "x", reason=" ")
+    with pytest.raises(ValueError, match="word must be one of"):
+        claims.Audit().where("correct")
+
+
+def test_huge_and_tiny_numbers_print_in_scientific_notation():
+    audit = claims.Audit()
+    audit.check("Table 2", "cost", claimed=3.3e18, computed=3.2832e18, rule=claims.close(rel=0.02))
+    audit.check("000", "tail", claimed=0.0, computed=2.66e-5, rule=claims.close(abs=1e-4))
+    text = str(audit)
+    assert "claimed 3.300e+18 · computed 3.283e+18" in text
+    assert "computed 2.660e-05" in text
+
+
+def test_rounding_noise_prints_as_its_bound_and_is_judged_as_its_value():
+    # issue 18: a |row sum - 1| of 2.2e-16 on one CPU and 3.3e-16 on another printed its digits; both print "< 1e-15"
+    for noise in (2.220446049250313e-16, 3.3306690738754696e-16, torch.tensor(-4.4e-16, dtype=torch.float64)):
+        audit = claims.Audit()
+        assert (
+            audit.check("s", "rows sum to 1", claimed=0.0, computed=claims.below(noise, 1e-15), rule=claims.close(abs=1e-12))
+            == "agrees"
+        )
+        assert "computed < 1e-15 ·" in str(audit)
+    too_big = claims.below(3e-15, 1e-15)  # above its bound: the digits come back, so a compared output changes
+    assert too_big.shown() == "3.000e-15, not below 1e-15"
+    assert claims.verdict(0.0, claims.below(0.5, 1e-15), claims.close(abs=1e-12)) == "wrong"  # the rule sees the value
+    assert claims.below(1e-16, 1e-15) + 1.0 == 1.0 + 1e-16
+
+
+@pytest.mark.parametrize("bound", [0.0, -1e-15, float("inf"), float("nan")])
+def test_below_needs_a_positive_finite_bound(bound):
+    with pytest.raises(ValueError, match="bound must be a finite number > 0"):
+        claims.below(1e-16, bound)
+
+
+def test_below_names_a_value_that_is_not_a_number():
+    with pytest.raises(TypeError, match="value must be a real number"):
+        claims.below("2e-16", 1e-15)

@@ -1,0 +1,65 @@
+"""bk.stats: repeated runs over seeds, t-intervals, paired differences."""
+
+import math
+
+import pytest
+
+import book_support as bk
+from book_support import stats
+
+
+@pytest.mark.parametrize(
+    ("p", "df", "table"),
+    [(0.975, 1, 12.7062), (0.975, 2, 4.3027), (0.975, 4, 2.7764), (0.975, 9, 2.2622), (0.95, 4, 2.1318), (0.995, 10, 3.1693)],
+)
+def test_t_quantile_matches_published_tables(p, df, table):
+    assert stats.t_quantile(p, df) == pytest.approx(table, abs=1e-4)
+    assert stats.t_quantile(1 - p, df) == pytest.approx(-table, abs=1e-4)
+
+
+def test_t_quantile_tends_to_the_normal_quantile():
+    assert stats.t_quantile(0.975, 100000) == pytest.approx(1.95996, abs=1e-4)
+
+
+def test_summary_of_known_values():
+    s = stats.summarize([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert s.mean == 3.0
+    assert s.std == pytest.approx(math.sqrt(2.5))
+    half = 2.776445 * math.sqrt(2.5) / math.sqrt(5)
+    assert (s.low, s.high) == pytest.approx((3 - half, 3 + half), abs=1e-5)
+    assert s.format(2) == "3.00 ± 1.96 (95 % CI [1.04, 4.96], n = 5)"
+    assert s.excludes(0.0) and not s.excludes(3.5)
+
+
+def test_over_seeds_calls_the_run_once_per_seed():
+    calls = []
+    s = bk.stats.over_seeds(lambda seed: calls.append(seed) or float(seed), seeds=[3, 5, 7])
+    assert calls == [3, 5, 7] and s.seeds == (3, 5, 7) and s.values == (3.0, 5.0, 7.0)
+    assert bk.stats.over_seeds(float, seeds=4).seeds == (0, 1, 2, 3)
+
+
+def test_pairing_removes_the_shared_seed_effect():
+    seed_effect = [0.0, 1.0, -1.0, 2.0, -2.0]
+    a = [0.5 + e for e in seed_effect]
+    b = [0.4 + e + d for e, d in zip(seed_effect, [0.01, -0.01, 0.0, 0.01, -0.01], strict=True)]
+    paired = stats.paired_difference(a, b)
+    unpaired_half = stats.summarize(a).half_width + stats.summarize(b).half_width
+    assert paired.excludes(0.0)
+    assert paired.half_width < unpaired_half / 50
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        stats.summarize([1.0])
+    with pytest.raises(ValueError, match="must be finite"):
+        stats.summarize([1.0, float("nan")])
+    with pytest.raises(TypeError, match=r"values\[1\] must be a real number"):
+        stats.summarize([1.0, "2"])
+    with pytest.raises(ValueError, match="same seeds"):
+        stats.paired_difference(stats.summarize([1, 2], seeds=[0, 1]), stats.summarize([1, 2], seeds=[1, 2]))
+    with pytest.raises(ValueError, match="one value per seed"):
+        stats.paired_difference([1, 2, 3], [1, 2])
+    with pytest.raises(TypeError, match="run must be callable"):
+        stats.over_seeds(3.0)
+    with pytest.raises(ValueError, match="level must be"):
+        stats.summarize([1, 2], level=1.0)

@@ -6,6 +6,7 @@
 import dataclasses
 
 import pytest
+import torch
 
 import transformer_lib as tl
 
@@ -43,7 +44,7 @@ def test_every_construction_is_validated():
     with pytest.raises(ValueError, match=r"positional must be one of 'sinusoidal', 'learned', 'none', got 'rotary'"):
         tl.TransformerConfig.tiny(positional="rotary")
     assert base.replace(tgt_vocab_size=100, share_embeddings=False).tgt_vocab_size == 100
-    assert tl.config.ACTIVATIONS == ("relu", "gelu") and tl.config.POSITIONALS == ("sinusoidal", "learned", "none")
+    assert tl.config.ACTIVATIONS == ("relu", "gelu", "silu") and tl.config.POSITIONALS == ("sinusoidal", "learned", "none")
 
 
 def test_a_config_is_frozen_and_compares_by_value():
@@ -58,3 +59,28 @@ def test_zero_layers_is_allowed_negative_is_not():
     assert tl.TransformerConfig.tiny(n_encoder_layers=0).n_encoder_layers == 0  # a decoder-only stack
     with pytest.raises(ValueError, match=r"n_decoder_layers must be an int >= 0, got -1"):
         tl.TransformerConfig.tiny(n_decoder_layers=-1)
+
+
+def test_output_bias_and_silu_reach_every_model_and_default_to_the_old_behaviour():
+    config = tl.TransformerConfig.tiny(src_vocab_size=11, tgt_vocab_size=11, dropout=0.0)
+    assert config.output_bias is False and "output_bias" not in repr(config)  # chapters print the config's repr
+    assert "output_bias=True" in repr(config.replace(output_bias=True))
+    for build in (tl.Transformer, tl.DecoderOnlyLM, tl.EncoderOnlyLM):
+        assert build(config).output_projection.bias is None
+        biased = build(config.replace(output_bias=True)).output_projection
+        assert biased.bias is not None and not biased.bias.any()  # starts at 0
+    ffn = tl.Transformer(config.replace(activation="silu")).encoder.layers[0].ffn
+    assert isinstance(ffn.activation, torch.nn.SiLU)
+    with pytest.raises(TypeError, match=r"output_bias must be a bool"):
+        tl.TransformerConfig.tiny(output_bias=1)
+
+
+def test_a_checkpoint_written_before_output_bias_existed_still_loads(tmp_path):
+    model = tl.Transformer(tl.TransformerConfig.tiny(dropout=0.0))
+    path = tl.save_checkpoint(tmp_path / "old.pt", model=model)
+    content = torch.load(path, weights_only=True)
+    del content["config"]["output_bias"]  # as written by the library before the field was added
+    torch.save(content, path)
+    tl.load_checkpoint(path, model=tl.Transformer(tl.TransformerConfig.tiny(dropout=0.0)))
+    with pytest.raises(ValueError, match=r"output_bias: checkpoint False, model True"):
+        tl.load_checkpoint(path, model=tl.Transformer(tl.TransformerConfig.tiny(dropout=0.0, output_bias=True)))

@@ -126,7 +126,7 @@ def load_checkpoint(
             f"version {content.get('version')!r} (this library reads version <= {CHECKPOINT_VERSION})"
         )
     if model is not None:
-        _check_same_config(path, content["config"], config_dict(model))
+        _check_same_config(path, _with_new_defaults(content["config"], model), config_dict(model))
         try:
             unwrap(model).load_state_dict(content["model"])
         except RuntimeError as error:
@@ -143,6 +143,20 @@ def load_checkpoint(
             raise ValueError(f"checkpoint {path} holds no scheduler state")
         scheduler.load_state_dict(content["scheduler"])  # LambdaLR keeps its own rate functions
     return content
+
+
+def _with_new_defaults(stored: dict[str, Any] | None, model: nn.Module) -> dict[str, Any] | None:
+    """``stored`` with the fields it lacks set to their defaults: a checkpoint written before a config
+    field was added (e.g. ``output_bias``) was written for a model with that field's default."""
+    config = getattr(unwrap(model), "config", None)
+    if not isinstance(stored, dict) or isinstance(config, type) or not dataclasses.is_dataclass(config):
+        return stored
+    added = {
+        field.name: field.default
+        for field in dataclasses.fields(config)
+        if field.name not in stored and field.default is not dataclasses.MISSING
+    }
+    return {**stored, **added}
 
 
 def _check_same_config(path: Path, stored: dict[str, Any] | None, current: dict[str, Any] | None) -> None:

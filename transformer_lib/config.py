@@ -12,8 +12,9 @@ from typing import Any
 
 from ._checks import check_bool, check_choice, check_fraction, check_nonnegative_int, check_positive, check_positive_int
 
-ACTIVATIONS = ("relu", "gelu")  # the values TransformerConfig.activation accepts
+ACTIVATIONS = ("relu", "gelu", "silu")  # the values TransformerConfig.activation accepts
 POSITIONALS = ("sinusoidal", "learned", "none")  # the values TransformerConfig.positional accepts
+_SHOWN_WHEN_SET = frozenset({"output_bias"})  # repr shows these fields only when they are not their default
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,9 @@ class TransformerConfig:
     dropout: float = 0.1  # P_drop: residual dropout on sub-layer outputs and on embeddings + positions
     attention_dropout: float = 0.0  # dropout on attention weights; the paper does not use it
     ffn_dropout: float = 0.0  # dropout on the FFN hidden layer; the paper does not use it
-    activation: str = "relu"  # FFN non-linearity: "relu" (paper Eq. 2) or "gelu"
+    activation: str = (
+        "relu"  # FFN non-linearity: "relu" (paper Eq. 2), "gelu" (erf form) or "silu" (x sigmoid(x), Marian's swish)
+    )
     norm_first: bool = False  # False: Post-LN, LayerNorm(x + Sublayer(x)), as in the paper
     layer_norm_eps: float = 1e-5  # epsilon of every LayerNorm (the torch.nn default)
     positional: str = "sinusoidal"  # "sinusoidal" (paper §3.5), "learned" (Table 3 row E) or "none"
@@ -44,6 +47,9 @@ class TransformerConfig:
     share_embeddings: bool = True  # tie source, target and output-projection weights (§3.4)
     scale_embedding: bool = True  # multiply embeddings by sqrt(d_model) (§3.4)
     bias: bool = True  # biases in attention projections and the FFN
+    output_bias: bool = (
+        False  # a bias b_out on the read-out, logits = x W^T + b_out (Marian's final_logits_bias); the paper has none
+    )
 
     def __post_init__(self) -> None:
         for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff", "max_len"):
@@ -58,7 +64,7 @@ class TransformerConfig:
         for name in ("dropout", "attention_dropout", "ffn_dropout"):
             check_fraction(name, getattr(self, name))
         check_positive("layer_norm_eps", self.layer_norm_eps)
-        for name in ("norm_first", "share_embeddings", "scale_embedding", "bias"):
+        for name in ("norm_first", "share_embeddings", "scale_embedding", "bias", "output_bias"):
             check_bool(name, getattr(self, name))
         check_choice("activation", self.activation, ACTIVATIONS)
         check_choice("positional", self.positional, POSITIONALS)
@@ -69,6 +75,16 @@ class TransformerConfig:
                 "share_embeddings=True needs one vocabulary: got "
                 f"src_vocab_size={self.src_vocab_size}, tgt_vocab_size={self.tgt_vocab_size}"
             )
+
+    def __repr__(self) -> str:
+        # Fields added after the book's chapters were printed (those of _SHOWN_WHEN_SET) are shown only
+        # when they differ from their default, so a config printed in a chapter reads as it did.
+        shown = [
+            f"{field.name}={getattr(self, field.name)!r}"
+            for field in dataclasses.fields(self)
+            if field.name not in _SHOWN_WHEN_SET or getattr(self, field.name) != field.default
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"
 
     @property
     def d_head(self) -> int:

@@ -25,10 +25,11 @@ Book: chapter 4 (attention parity) and chapter 9 (layer and stack parity).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from .attention import MultiHeadAttention
 from .layers import DecoderLayer, EncoderLayer
@@ -108,7 +109,10 @@ def from_torch_mha(theirs: nn.MultiheadAttention) -> MultiHeadAttention:
     return ours
 
 
-def _activation_name(layer: EncoderLayer | DecoderLayer) -> str:
+def _torch_activation(layer: EncoderLayer | DecoderLayer) -> str | Callable[[Tensor], Tensor]:
+    """What torch's layers take as ``activation``: the names "relu" and "gelu", or a function (SiLU has no name there)."""
+    if isinstance(layer.ffn.activation, nn.SiLU):
+        return torch.nn.functional.silu
     return "gelu" if isinstance(layer.ffn.activation, nn.GELU) else "relu"
 
 
@@ -121,7 +125,9 @@ def _torch_activation_name(layer: TorchLayer) -> str:
         return "gelu"
     if activation in (torch.nn.functional.relu,) or isinstance(activation, nn.ReLU):
         return "relu"
-    raise ValueError(f"only relu and gelu activations are supported, got {activation!r}")
+    if activation in (torch.nn.functional.silu,) or isinstance(activation, nn.SiLU):
+        return "silu"
+    raise ValueError(f"only relu, gelu and silu activations are supported, got {activation!r}")
 
 
 @torch.no_grad()
@@ -166,7 +172,7 @@ def _torch_layer_kwargs(layer: EncoderLayer | DecoderLayer) -> dict[str, Any]:
         nhead=layer.self_attn.n_heads,
         dim_feedforward=layer.ffn.linear1.out_features,
         dropout=layer.dropout1.p,
-        activation=_activation_name(layer),
+        activation=_torch_activation(layer),
         layer_norm_eps=layer.norm1.eps,
         batch_first=True,
         norm_first=layer.norm_first,

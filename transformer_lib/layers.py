@@ -26,7 +26,7 @@ from ._checks import check_bool, check_choice, check_fraction, check_positive, c
 from .attention import KVCache, MultiHeadAttention
 from .config import TransformerConfig
 
-_ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
+_ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU}  # nn.GELU is the exact (erf) form
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -35,7 +35,8 @@ class PositionwiseFeedForward(nn.Module):
     Args:
         d_model: D, input and output width. d_ff: F, hidden width (4 D in the paper).
         dropout: dropout on the hidden layer (the paper uses none; torch.nn does).
-        activation: "relu" (the paper) or "gelu".
+        activation: "relu" (the paper), "gelu" (the erf form, BERT's) or "silu" (x sigmoid(x),
+            called swish in Marian's opus-mt models).
         bias: whether the two linear maps have biases b_1, b_2 (the paper's do).
 
     Shape: x (..., D) -> (..., D).

@@ -152,13 +152,19 @@ class _DropoutOnly(nn.Module):
         return self.dropout(x)
 
 
-def output_projection(d_model: int, vocab_size: int, tie_to: TokenEmbedding | None = None) -> nn.Linear:
-    """The bias-free (D -> V) read-out; with ``tie_to`` its weight IS that embedding's (V, D) matrix.
+def output_projection(d_model: int, vocab_size: int, tie_to: TokenEmbedding | None = None, bias: bool = False) -> nn.Linear:
+    """The (D -> V) read-out; with ``tie_to`` its weight IS that embedding's (V, D) matrix.
+
+    ``bias=True`` (``TransformerConfig.output_bias``) adds a bias of its own to the logits, started
+    at 0; it is not tied (Marian's ``final_logits_bias``). The paper's read-out has none.
 
     Paper: §3.4 ("we share the same weight matrix between the two embedding layers
     and the pre-softmax linear transformation"). Book: chapter 9.
     """
-    projection = nn.Linear(d_model, vocab_size, bias=False)
+    check_bool("bias", bias)
+    projection = nn.Linear(d_model, vocab_size, bias=bias)
+    if projection.bias is not None:
+        nn.init.zeros_(projection.bias)
     if tie_to is not None:
         if tuple(tie_to.weight.shape) != (vocab_size, d_model):
             raise ValueError(f"tie_to must have a ({vocab_size}, {d_model}) weight to tie, got {tuple(tie_to.weight.shape)}")
@@ -196,7 +202,7 @@ class Transformer(nn.Module):
         self.encoder = Encoder(config)
         self.decoder = Decoder(config)
         tied = self.tgt_embed if config.share_embeddings else None
-        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied)
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied, config.output_bias)
 
     supports_cache = True  # decode() accepts a KVCache
 
@@ -261,7 +267,7 @@ class DecoderOnlyLM(nn.Module):
         self.layers = nn.ModuleList(EncoderLayer.from_config(config) for _ in range(config.n_decoder_layers))
         self.norm = _final_norm(config)
         tied = self.embed if config.share_embeddings else None
-        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied)
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied, config.output_bias)
 
     supports_cache = True
 

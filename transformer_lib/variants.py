@@ -54,7 +54,7 @@ class EncoderOnlyLM(nn.Module):
         self.positional = positional_layer(config)
         self.encoder = Encoder(config)
         tied = self.embed if config.share_embeddings else None
-        self.output_projection = output_projection(config.d_model, config.src_vocab_size, tied)
+        self.output_projection = output_projection(config.d_model, config.src_vocab_size, tied, config.output_bias)
 
     def forward(self, tokens: Tensor, *, mask: Tensor | None = None) -> Tensor:
         x = self.positional(self.embed(tokens))  # (B, T, D)
@@ -229,7 +229,7 @@ class SpeechTransformer(nn.Module):
         self.tgt_embed = TokenEmbedding(config.tgt_vocab_size, config.d_model, config.scale_embedding)
         self.target_positions = LearnedPositionalEncoding(config.d_model, config.max_len, config.dropout)
         self.decoder = Decoder(config)
-        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tie_to=self.tgt_embed)
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, self.tgt_embed, config.output_bias)
 
     supports_cache = True  # decode() accepts a KVCache
 

@@ -186,8 +186,11 @@ def below(value: Any, bound: float) -> Below:
     """``value`` (a float, or a 0-d tensor or array) as rounding noise that the table shows as ``< bound``.
 
     Use it for residuals of a few units in the last place, whose digits differ between CPUs (another
-    order of a vectorised sum, another vendor's matrix kernels), with a bound that such residuals stay
-    under on every machine: for float64 sums of a handful of terms, ``1e-15`` (about 4.5 units of 2^-52).
+    order of a vectorised sum, another vendor's matrix kernels), with a bound chosen well above what
+    such residuals reach. For the row sums of float64 softmax weights over a handful of keys, ``1e-15``:
+    the largest |row sum - 1| seen over about 10^8 random rows of 7 scores, several summation orders and
+    ATen kernel levels was 6.7e-16 (a margin of 1.5), while a worst-case rounding analysis allows about
+    1.6e-15. The bound is observed, not proved; a value above it prints its digits, so nbval notices.
     """
     number = _number("value", value)
     b = _number("bound", bound)

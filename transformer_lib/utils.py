@@ -47,7 +47,7 @@ def portable_numerics() -> dict[str, str]:
     products, chooses its kernels by the CPU's vendor (on an Intel CPU
     whatever ``MKL_CBWR`` or ``MKL_ENABLE_INSTRUCTIONS`` ask for), so the
     last bits of a product differ between an Intel and an AMD machine, in
-    float64 too: a residual of one unit in the last place can print 2.2e-16
+    float64 too: a residual of two or three units of 2^-53 can print 2.2e-16
     on one and 3.3e-16 on the other. Its reproducible mode
     (``MKL_CBWR=COMPATIBLE``) makes products 3 to 4 times slower, which would
     falsify every timing in the book, so it is not used; print such residuals

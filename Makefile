@@ -15,7 +15,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Workers for strict nbval and the unit tests: one per core (at least 2, at most 8); each kernel runs one thread.
-JOBS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print(min(8, max(2, n or 2)))" 2>/dev/null || echo 2)
+JOBS ?= $(shell $(PYTHON) tools/make_helpers.py jobs 2>/dev/null || echo 2)
 NOTEBOOKS ?= $(sort $(wildcard book/*.ipynb))
 # One thread per kernel: results stay identical across machines, and xdist runs two kernels on two cores.
 export OMP_NUM_THREADS := 1
@@ -30,11 +30,10 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Tried first on the configured indexes (a pip that finds it locally needs no network), then on PyTorch's index.
 TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
-# make book's execution cache: one per state of the library and the pins, so that a library change re-executes
-# every chapter while an edit of one chapter re-executes only that chapter (the cache keys notebooks by their code).
-BOOK_KEY = $(shell $(BIN)/python -c "import hashlib, pathlib; h = hashlib.sha256(); \
-	[h.update(p.read_bytes()) for p in sorted(pathlib.Path('transformer_lib').rglob('*.py')) + [pathlib.Path('requirements.txt')]]; \
-	print(h.hexdigest()[:12])")
+# make book's execution cache: one per state of the library, the book's apparatus and the pins, so that a change
+# of either package re-executes every chapter while an edit of one chapter re-executes only that chapter (the cache
+# keys notebooks by their code).
+BOOK_KEY = $(shell $(BIN)/python tools/make_helpers.py book-key)
 BOOK_CACHE = _build/.jupyter_cache/$(BOOK_KEY)
 BOOK_CONFIG := _build/_config_book.yml
 NBVAL := $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
@@ -57,11 +56,7 @@ $(STAMP): requirements.txt pyproject.toml
 # changed. _config.yml renders the committed outputs (execute_notebooks: off, what make test checks); make book
 # builds with a copy of it that renders the cache instead.
 book: setup execute-cache
-	$(BIN)/python -c "import os, sys, yaml; c = yaml.safe_load(open('_config.yml')); \
-		c['execute'] = {**c.get('execute', {}), 'execute_notebooks': 'cache', 'cache': sys.argv[1], 'timeout': 600}; \
-		ext = c.get('sphinx', {}).get('local_extensions', {}); ext.update({k: os.path.abspath(v) for k, v in ext.items()}); \
-		yaml.safe_dump(c, open(sys.argv[2], 'w'), sort_keys=False, allow_unicode=True)" \
-		"$(abspath $(BOOK_CACHE))" $(BOOK_CONFIG)
+	$(BIN)/python tools/make_helpers.py book-config "$(abspath $(BOOK_CACHE))" $(BOOK_CONFIG)
 	$(BIN)/jupyter-book build . --config $(BOOK_CONFIG) --keep-going
 
 execute-cache: setup
@@ -70,10 +65,10 @@ execute-cache: setup
 
 test: setup lint unit nbval nbval-emulated build
 
-# ruff: lint rules and formatting; mypy: types of transformer_lib (configured in pyproject.toml [tool.mypy]).
+# ruff: lint rules and formatting; mypy: types of the two packages and tools/ (configured in pyproject.toml [tool.mypy]).
 lint: setup
-	$(BIN)/ruff check transformer_lib tests benchmarks
-	$(BIN)/ruff format --check transformer_lib tests benchmarks
+	$(BIN)/ruff check transformer_lib book_support tests benchmarks tools
+	$(BIN)/ruff format --check transformer_lib book_support tests benchmarks tools
 	$(BIN)/python -m mypy
 
 unit: setup
@@ -119,20 +114,11 @@ lab: setup
 	$(BIN)/jupyter lab book/
 
 # Every benchmarks/*.py (not the _helpers), one after another; what they print (the ratios) also goes to
-# benchmarks/results.txt, replaced only when every script succeeded (the numbers are this machine's). Quick look: make bench BENCH_ARGS="--rounds 3"
-BENCHMARKS := $(sort $(filter-out benchmarks/_%,$(wildcard benchmarks/*.py)))
+# benchmarks/results.txt, replaced only when every script succeeded (the numbers are this machine's).
+# Quick look: make bench BENCH_ARGS="--rounds 3"
 BENCH_ARGS ?=
 bench: setup
-	@tmp=$$(mktemp); \
-	printf '# make bench on %s: %s, %s CPUs, torch %s\n' "$$(date -u +%Y-%m-%dT%H:%MZ)" "$$(uname -m)" "$$(nproc)" \
-		"$$($(BIN)/python -c 'import torch; print(torch.__version__)')" > $$tmp; \
-	for script in $(BENCHMARKS); do \
-		printf '\n## %s %s\n' "$$script" "$(BENCH_ARGS)" | tee -a $$tmp; \
-		{ $(BIN)/python $$script $(BENCH_ARGS); echo $$? > $$tmp.status; } 2>&1 | tee -a $$tmp; \
-		status=$$(cat $$tmp.status); rm -f $$tmp.status; \
-		if [ "$$status" -ne 0 ]; then rm -f $$tmp; echo "$$script failed (exit status $$status): results.txt not updated"; exit 1; fi; \
-	done; \
-	mv $$tmp benchmarks/results.txt && chmod 644 benchmarks/results.txt && echo "written to benchmarks/results.txt"
+	$(BIN)/python tools/make_helpers.py bench $(BENCH_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

@@ -21,9 +21,22 @@ distribution, so a reader who installs the library has it too.
 
 from __future__ import annotations
 
-from . import claims, derivations, graphs, notebook, plotting, stats, worked_examples
+from typing import Any
+
+from . import claims, derivations, graphs, notebook, stats, worked_examples
 from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
 from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, source
+
+
+def __getattr__(name: str) -> Any:
+    # plotting is imported on first use, not here: importing it applies the book's figure style to matplotlib's
+    # global settings, and a chapter that never draws with it keeps matplotlib's defaults, as before the split
+    if name == "plotting":
+        import book_support.plotting as plotting
+
+        return plotting
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "claims",

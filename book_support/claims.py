@@ -36,9 +36,9 @@ Verdicts (the words the book prints; :data:`VERDICTS`):
 
 Example::
 
-    audit = tl.claims.Audit("Document 000, section 2")
-    audit.check("000 §2.2.3", "the Transformer's d_k is 512", claimed=512, computed=config.d_head, rule=tl.claims.equal())
-    audit.check("000 §2.2.3", "the dot product is faster (>= 5x)", computed=t_add / t_dot, rule=tl.claims.at_least(5))
+    audit = bk.claims.Audit("Document 000, section 2")
+    audit.check("000 §2.2.3", "the Transformer's d_k is 512", claimed=512, computed=config.d_head, rule=bk.claims.equal())
+    audit.check("000 §2.2.3", "the dot product is faster (>= 5x)", computed=t_add / t_dot, rule=bk.claims.at_least(5))
     audit.unsourced("004", "Xiong 2020 justifies dot over cosine", reason="the cited paper is about normalisation")
     print(audit)            # one block per claim, each with its rule and verdict
     audit.counts()          # {"agrees": 1, "wrong": 1, "unsourced": 1}
@@ -206,7 +206,7 @@ def verdict(claimed: Any, computed: Any, rule: Rule, *, from_source: Any = None,
     claim that fails against ``computed`` but passes against it is ``inherited``.
     """
     if not isinstance(rule, Rule):
-        raise TypeError(f"rule must be a tl.claims.Rule (close, rounds_to, equal, ...), got {type(rule).__name__}")
+        raise TypeError(f"rule must be a bk.claims.Rule (close, rounds_to, equal, ...), got {type(rule).__name__}")
     if rule(claimed, computed):
         return "agrees by construction" if by_construction else "agrees"
     if from_source is not None and rule(claimed, from_source):
@@ -278,7 +278,7 @@ class Audit:
     def absent(self, source: str, claim: str, *, effect: Any, margin: float, computed: Any = None, claimed: Any = None) -> str:
         """Record a claim that an effect is absent, judged by the 95 % interval of a measured ``effect``.
 
-        ``effect`` has ``low`` and ``high`` (a :func:`tl.stats.paired_difference`, for instance).
+        ``effect`` has ``low`` and ``high`` (a :func:`bk.stats.paired_difference`, for instance).
         Failing to exclude zero is not evidence of absence: the claim ``agrees`` only if the whole
         interval lies inside ``(-margin, margin)``, is ``wrong`` if the interval excludes zero, and
         otherwise the verdict is ``cannot tell``. ``computed`` is what the table shows (default:

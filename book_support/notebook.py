@@ -45,7 +45,7 @@ def cpu_seconds(fn: Callable[[], object], repeats: int = 3, warmup: int = 1) -> 
     Chapters time code with this, not with a wall clock: thread CPU time does
     not count the time the thread waits while another process has the core,
     and the minimum discards the runs that a cache flush or an interrupt
-    slowed down. With one intra-op thread (``tl.deterministic``), all of
+    slowed down. With one intra-op thread (``bk.deterministic``), all of
     torch's work runs on the calling thread, so nothing is missed. Timings
     still differ between machines; chapters print them in cells that nbval
     does not compare, and compare only conclusions with a wide margin.
@@ -125,7 +125,7 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     that changes the number changes the text, and nbval compares the glued text.
 
     Glue what the prose should print: a rounded number or a formatted string
-    (``tl.glue("ch3-ratio", f"{ratio:.2f}")``), never float noise.
+    (``bk.glue("ch3-ratio", f"{ratio:.2f}")``), never float noise.
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty str, got {type(name).__name__} ({name!r})")

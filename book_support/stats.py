@@ -17,7 +17,7 @@ agrees with published tables to 6 digits (tested).
 
 Also the statistics of an ablation study (chapter 13): :func:`standard_error_of_difference`,
 :func:`factorial_effects` and :func:`expected_max` (Dodge et al. 2019), whose formulas are proved
-in :mod:`transformer_lib.derivations.ablation`.
+in :mod:`book_support.derivations.ablation`.
 
 Book: chapters 3, 6, 8 and 12 (and every chapter that compares runs).
 """
@@ -202,7 +202,7 @@ def over_seeds(run: Callable[[int], float], seeds: Sequence[int] | int = 5, leve
 
     Example::
 
-        acc = tl.stats.over_seeds(lambda seed: train_and_score(seed=seed), seeds=5)
+        acc = bk.stats.over_seeds(lambda seed: train_and_score(seed=seed), seeds=5)
         print(acc)   # 0.912 ± 0.031 (95 % CI [0.881, 0.943], n = 5)
     """
     if not callable(run):
@@ -238,7 +238,7 @@ def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequenc
 
 
 # --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (chapter 13) ---
-# The formulas are proved in transformer_lib.derivations.ablation.
+# The formulas are proved in book_support.derivations.ablation.
 
 
 def expected_max(values: Sequence[float], n: int) -> float:

@@ -15,6 +15,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("transformer_lib", "book_support")
+# the one import inside a function: book_support loads plotting on first use, because importing plotting applies
+# the book's figure style to matplotlib's global settings (a chapter that never draws with it keeps the defaults)
+LAZY_ALLOWED = {"book_support": ["book_support.plotting"]}
 # the one private module the apparatus may use: the library's argument checks, so both packages word
 # their errors alike
 SHARED_PRIVATE = {"transformer_lib._checks"}
@@ -102,7 +105,7 @@ def test_no_import_circle():
 
 
 def test_no_lazy_import_of_the_packages_own_modules():
-    assert LAZY == {}, f"imports inside functions (there is no circle for them to break): {LAZY}"
+    assert LAZY == LAZY_ALLOWED, f"imports inside functions (there is no circle for them to break): {LAZY}"
 
 
 def test_the_checks_can_fail(tmp_path):

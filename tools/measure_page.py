@@ -106,11 +106,22 @@ class Browser:
         self.port = free_port()
         self.profile = tempfile.mkdtemp(prefix="measure_page_")
         self.process = subprocess.Popen(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--no-first-run", f"--user-data-dir={self.profile}",
-             f"--window-size={width},{height}", f"--remote-debugging-port={self.port}",
-             "--remote-allow-origins=*", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                f"--user-data-dir={self.profile}",
+                f"--window-size={width},{height}",
+                f"--remote-debugging-port={self.port}",
+                "--remote-allow-origins=*",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         for _ in range(100):
             try:
@@ -189,8 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--widths", type=int, nargs="+", default=[1400, 400])
     parser.add_argument("--pages", nargs="*", help="pages relative to the html folder, without .html")
     parser.add_argument("--json", help="write the counts to this file")
-    parser.add_argument("--screenshot", nargs=3, metavar=("PAGE", "SELECTOR", "PNG"),
-                        help="instead of counting: save a PNG of one element, at the first of --widths")
+    parser.add_argument(
+        "--screenshot",
+        nargs=3,
+        metavar=("PAGE", "SELECTOR", "PNG"),
+        help="instead of counting: save a PNG of one element, at the first of --widths",
+    )
     args = parser.parse_args(argv)
 
     html = Path(args.html).absolute()
@@ -215,17 +230,24 @@ def main(argv: list[str] | None = None) -> int:
                 rows[page] = counts
                 for key in totals:
                     totals[key] += counts[key]
-                print(f"{width:5d} px  {page:32s} " + "  ".join(f"{k}={counts[k]}" for k in keys)
-                      + f"  (of {counts['outputs_n']} outputs, {counts['code_n']} code cells, "
-                      f"{counts['equations']} display equations; column {counts['column']} px)", flush=True)
+                print(
+                    f"{width:5d} px  {page:32s} "
+                    + "  ".join(f"{k}={counts[k]}" for k in keys)
+                    + f"  (of {counts['outputs_n']} outputs, {counts['code_n']} code cells, "
+                    f"{counts['equations']} display equations; column {counts['column']} px)",
+                    flush=True,
+                )
         finally:
             browser.close()
         report[width] = {"totals": totals, "pages": rows}
-        print(f"{width:5d} px  TOTAL: {totals['outputs']} of {totals['outputs_n']} outputs and {totals['code']} of "
-              f"{totals['code_n']} code cells wider than their box; of {totals['equations']} display equations "
-              f"{totals['eq_clipped']} clipped, {totals['eq_scroll']} scroll, {totals['eq_number_overlap']} numbers "
-              f"overlap; {totals['inline_clipped']} inline formulas clipped; "
-              f"{totals['page_overflow']} pages scroll sideways", flush=True)
+        print(
+            f"{width:5d} px  TOTAL: {totals['outputs']} of {totals['outputs_n']} outputs and {totals['code']} of "
+            f"{totals['code_n']} code cells wider than their box; of {totals['equations']} display equations "
+            f"{totals['eq_clipped']} clipped, {totals['eq_scroll']} scroll, {totals['eq_number_overlap']} numbers "
+            f"overlap; {totals['inline_clipped']} inline formulas clipped; "
+            f"{totals['page_overflow']} pages scroll sideways",
+            flush=True,
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
     return 0

@@ -4,7 +4,7 @@ Mask convention (see ``masks.py``): boolean, True = may attend, broadcastable
 to (B, H, Tq, Tk). A query whose keys are all masked gets zero weights and a
 zero output, never NaN.
 
-Paper: §3.2.1 (Eq. 1), §3.2.2 (multi-head). Book: chapters 2, 3 and 4.
+Paper: §3.2.1 (Eq. 1), §3.2.2 (multi-head). Book: ch-attention, ch-scaling and ch-multihead.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def scaled_dot_product_attention(
         q (..., Tq, d_k), k (..., Tk, d_k), v (..., Tk, d_v)
         -> out (..., Tq, d_v), weights (..., Tq, Tk).
 
-    Paper: §3.2.1, Eq. 1. Book: chapter 2 (the computation) and chapter 3 (the scale).
+    Paper: §3.2.1, Eq. 1. Book: ch-attention (the computation) and ch-scaling (the scale).
     """
     _check_qkv(q, k, v)
     if mask is not None:
@@ -97,7 +97,7 @@ class AdditiveAttention(nn.Module):
         -> out (B, Tq, d_v), weights (B, Tq, Tk).
 
     Paper: §3.2.1 (compared with dot-product attention), citing Bahdanau et al.
-    (2015), §3.1 and appendix A.1.2 (the tanh score). Book: chapter 2.
+    (2015), §3.1 and appendix A.1.2 (the tanh score). Book: ch-attention.
     """
 
     def __init__(self, query_dim: int, key_dim: int, hidden_dim: int) -> None:
@@ -138,7 +138,7 @@ class KVCache:
     ``cache=KVCache()`` returns only the outputs of the positions it has not seen.
 
     Paper: §3.1 (the decoder is auto-regressive: position i depends only on
-    positions < i, so their keys and values never change). Book: chapter 14.
+    positions < i, so their keys and values never change). Book: ch-cost.
     """
 
     def __init__(self) -> None:
@@ -199,7 +199,7 @@ class MultiHeadAttention(nn.Module):
         query (B, Tq, D), key and value (B, Tk, D) -> out (B, Tq, D),
         weights (B, H, Tq, Tk) or None.
 
-    Paper: §3.2.2. Book: chapter 4.
+    Paper: §3.2.2. Book: ch-multihead.
     """
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True, kernel: str = "fused") -> None:

@@ -22,7 +22,7 @@ such order) or ``"none"`` (Papineni et al.: any zero precision makes BLEU 0).
 Note that BLEU scores depend on the tokenization: the paper's numbers are on its own
 tokenized test sets, so a score here is comparable only to scores on the same tokens.
 
-Book: chapter 11 (greedy and beam decoding of the dates model).
+Book: ch-decoding (greedy and beam decoding of the dates model).
 """
 
 from __future__ import annotations

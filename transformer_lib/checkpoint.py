@@ -10,7 +10,7 @@ The file is written to a temporary name in the same folder and then renamed
 over the old one (``os.replace``, atomic on POSIX and Windows), so a crash
 while saving leaves the previous checkpoint intact, never a half-written one.
 
-Book: chapter 10.
+Book: ch-training.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _REQUIRED = ("format", "version", "step", "config", "model")
 
 
 def config_dict(model: nn.Module) -> dict[str, Any] | None:
-    """The model's config as a plain dict (None if the model has no dataclass config). Book: chapter 10."""
+    """The model's config as a plain dict (None if the model has no dataclass config). Book: ch-training."""
     config = getattr(unwrap(model), "config", None)
     if isinstance(config, type) or not dataclasses.is_dataclass(config):
         return None
@@ -55,7 +55,7 @@ def save_checkpoint(
 ) -> Path:
     """Write a checkpoint atomically; extra keyword values (plain data) are stored too.
 
-    Returns the path written. Book: chapter 10.
+    Returns the path written. Book: ch-training.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def load_checkpoint(
             torch file, holds objects other than tensors and plain data, is not a
             transformer_lib checkpoint, or was written for a different model config.
 
-    Returns the checkpoint's dict (step, history, random states ...). Book: chapter 10.
+    Returns the checkpoint's dict (step, history, random states ...). Book: ch-training.
     """
     path = Path(path)
     if not path.is_file():

@@ -13,7 +13,7 @@ Examples::
     python -m transformer_lib.train --task dates --steps 1000 --eval-every 250 --out runs/dates
     torchrun --nproc_per_node=2 -m transformer_lib.train --task copy --steps 200 --out runs/copy
 
-Book: chapter 10.
+Book: ch-training.
 """
 
 from __future__ import annotations
@@ -92,10 +92,12 @@ _positive = _number_in(0.0, None, low_open=True, high_open=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; the defaults: the paper's recipe scaled down for the dates task. Book: chapter 10."""
+    """The argument parser; the defaults: the paper's recipe scaled down for the dates task. Book: ch-training."""
     parser = _Parser(
         prog="python -m transformer_lib.train",
-        description="Train a small Transformer on a generated task with the paper's recipe, scaled down (book chapter 10).",
+        description=(
+            "Train a small Transformer on a generated task with the paper's recipe, scaled down (the book's training chapter)."
+        ),
         formatter_class=_HelpFormatter,
     )
     parser.add_argument("--task", choices=sorted(TASKS), required=True, help="the generated task to learn")
@@ -159,7 +161,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Train as ``args`` say; return the summary (also written to OUT/summary.json by rank 0). Book: chapter 10."""
+    """Train as ``args`` say; return the summary (also written to OUT/summary.json by rank 0). Book: ch-training."""
     torch.set_num_threads(args.threads)
     started = False
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
@@ -262,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse and check ``argv`` (default: the command line), train, return the exit status 0.
 
     A bad argument ends the program with a one-line error naming the flag (exit status 2).
-    Book: chapter 10.
+    Book: ch-training.
     """
     parser = build_parser()
     args = parser.parse_args(argv)

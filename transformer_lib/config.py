@@ -1,7 +1,7 @@
 """Model hyperparameters as one frozen dataclass, with the paper's presets.
 
 Paper: Vaswani et al. (2017), §3 and Table 3 (rows "base" and "big").
-Book: chapter 9 (the whole model) and chapter 10 (training).
+Book: ch-model (the whole model) and ch-training (training).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 No sympy is needed: every function is plain arithmetic, so Python ints give
 exact Python ints, and sympy symbols (``sp.Symbol("n")``) give the formula as a
-sympy expression. The derivations in :mod:`transformer_lib.derivations` prove
-these formulas (chapters 2, 4, 7, 13) and the chapters compare them with
+sympy expression. The derivations in :mod:`book_support.derivations` prove
+these formulas (ch-attention, ch-multihead, ch-feedforward, ch-ablations) and the chapters compare them with
 ``torch.utils.flop_counter.FlopCounterMode`` and ``tl.count_parameters``.
 
 Conventions (those of ``FlopCounterMode``): a multiply-add is 2 FLOPs and only
@@ -149,7 +149,7 @@ def recurrent_cell_parameters(input_size: Size, hidden_size: Size, cell: str) ->
     """Parameters of one torch recurrent cell with its two bias vectors: blocks x H (I + H + 2).
 
     ``cell``: ``"elman"`` (nn.RNN, 1 block), ``"gru"`` (3) or ``"lstm"`` (4); each block has
-    weight_ih (H, I), weight_hh (H, H), bias_ih and bias_hh (H). Book: chapter 1.
+    weight_ih (H, I), weight_hh (H, H), bias_ih and bias_hh (H). Book: ch-recurrence.
     """
     if cell not in RECURRENT_GATE_BLOCKS:
         raise ValueError(f"cell must be one of {sorted(RECURRENT_GATE_BLOCKS)}, got {cell!r}")

@@ -11,7 +11,7 @@ The generated tasks (copy, reverse, sort, dates, numbers) and
 a task's training batches, live in :mod:`transformer_lib.tasks`.
 
 Paper: §5.1 ("Sentence pairs were batched together by approximate sequence
-length"). Book: chapter 10.
+length"). Book: ch-training.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Vocab:
     Args:
         tokens: the ordinary tokens (strings, distinct, not special tokens).
 
-    Book: chapter 10.
+    Book: ch-training.
     """
 
     pad_id, bos_id, eos_id, unk_id = PAD_ID, BOS_ID, EOS_ID, UNK_ID
@@ -131,7 +131,7 @@ class Batch:
         tgt_mask (B, 1, T, T). For a decoder-only model ``src`` and
         ``src_mask`` are None.
 
-    Book: chapter 10.
+    Book: ch-training.
     """
 
     src: Tensor | None
@@ -194,7 +194,7 @@ def collate(
         vocab_size: recorded in the batch so ``train`` can check it against the model.
 
     Shape: B examples -> src (B, S), tgt_in/tgt_out (B, T) with T = longest target + 1.
-    Paper: §3.1 ("output embeddings offset by one position"). Book: chapter 10.
+    Paper: §3.1 ("output embeddings offset by one position"). Book: ch-training.
     """
     for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id)):
         check_nonnegative_int(name, value)
@@ -249,7 +249,7 @@ def batch_by_tokens(examples: Sequence[Example], max_tokens: int, sort_by_length
         max_tokens: token budget per batch for the source side and for the target side.
         sort_by_length: group by length (the paper) or keep the given order.
 
-    Paper: §5.1 (about 25000 source and 25000 target tokens per batch). Book: chapter 10.
+    Paper: §5.1 (about 25000 source and 25000 target tokens per batch). Book: ch-training.
     """
     check_positive_int("max_tokens", max_tokens)
     check_bool("sort_by_length", sort_by_length)
@@ -278,7 +278,7 @@ def padding_fraction(batches: Iterable[Sequence[Example] | Batch]) -> float:
     """Fraction of all source and target positions that are padding.
 
     Accepts lists of examples (as from :func:`batch_by_tokens`) or collated
-    :class:`Batch` objects. Book: chapter 10 (length-grouped versus random batches).
+    :class:`Batch` objects. Book: ch-training (length-grouped versus random batches).
     """
     padded = real = 0
     for batch in batches:

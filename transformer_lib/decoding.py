@@ -27,7 +27,7 @@ and beam reordering); only rounding in the last float digits differs.
 
 Paper: §6.1 (beam size 4, length penalty alpha = 0.6, maximum output length
 input + 50, "terminate early when possible"); the length penalty is Wu et al.
-(2016), Eq. 14. Book: chapter 11.
+(2016), Eq. 14. Book: ch-decoding.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def greedy_decode(
             re-runs the decoder over the whole prefix at every step. Same tokens.
 
     Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
-    Paper: §3.1 (the decoder is auto-regressive). Book: chapter 11.
+    Paper: §3.1 (the decoder is auto-regressive). Book: ch-decoding.
     """
     model = _encoder_decoder(model, src, max_len, pad_id)  # unwrapped; the arguments checked
     B = src.shape[0]
@@ -182,7 +182,7 @@ def length_penalty(length: Tensor | int, alpha: float) -> Tensor:
     alpha = 0 gives lp = 1 (plain log-probability). Returned in the default dtype
     (``torch.get_default_dtype()``); beam search computes it in its scores' dtype.
 
-    Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: chapter 11.
+    Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: ch-decoding.
     """
     return _lp(torch.as_tensor(length), check_nonnegative("alpha", alpha))
 
@@ -205,7 +205,7 @@ def sequence_log_prob(
 
     Shape: src (B, S), output (B, L) -> (B,) float tensor in the model's precision
     (float32 at least: a float64 model's scores keep float64 digits).
-    Book: chapter 11 (beam search against greedy decoding).
+    Book: ch-decoding (beam search against greedy decoding).
     """
     model = _encoder_decoder(model, src, max(output.shape[1], 1), pad_id)
     B = output.shape[0]
@@ -250,7 +250,7 @@ def beam_search(
         length_penalty: alpha of :func:`length_penalty` (0.6 in the paper; 0 = none).
 
     Shape: src (B, S) -> (B, L) LongTensor, L <= max_len, the format of :func:`greedy_decode`.
-    Paper: §6.1; Wu et al. (2016) §7. Book: chapter 11.
+    Paper: §6.1; Wu et al. (2016) §7. Book: ch-decoding.
     """
     model = _encoder_decoder(model, src, max_len, pad_id)  # unwrapped; the arguments checked
     K = check_positive_int("beam_size", beam_size)
@@ -337,7 +337,7 @@ def sample(
         use_cache: reuse past keys and values (for an ``lm`` with ``supports_cache``); same tokens.
 
     Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
-    Book: chapter 15 (decoder-only models), chapter 11 (decoding).
+    Book: ch-variants (decoder-only models), ch-decoding (decoding).
     """
     lm = unwrap(lm)
     if not isinstance(lm, nn.Module):

@@ -20,7 +20,7 @@ non-zero biases.
 Masks are not converted here; see ``masks.to_torch_attn_mask`` and
 ``masks.to_key_padding_mask``.
 
-Book: chapter 4 (attention parity) and chapter 9 (layer and stack parity).
+Book: ch-multihead (attention parity) and ch-model (layer and stack parity).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ rows permuted, LayerNorm's gamma and beta are permuted (LayerNorm does not care
 about the order of its inputs), and the read-out, which reads the stream, undoes
 the permutation: the logits are the same numbers.
 
-Book: chapter 9 (the model), chapter 11 (decoding).
+Book: ch-model (the model), ch-decoding (decoding).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def marian_permutation(d_model: int) -> Tensor:
     [sin_0, cos_0, sin_1, cos_1, ...]; ``marian_vector[perm]`` is the library's.
 
     Shape: -> (d_model,) LongTensor.
-    Paper: §3.5 (the sinusoids). Book: chapter 6.
+    Paper: §3.5 (the sinusoids). Book: ch-positions.
     """
     check_nonnegative_int("d_model", d_model)
     if d_model == 0 or d_model % 2 != 0:
@@ -170,7 +170,7 @@ def from_marian(theirs: Any) -> Transformer:
       limit (``forced_eos_token_id``); the library cuts the sequence there without ``<eos>``;
     * its beam search divides log P by L^alpha (``length_penalty``, default alpha = 1.0) and keeps
       finished hypotheses apart from the ``num_beams`` live ones; the library's divides by GNMT's
-      ((5 + L) / 6)^alpha and keeps finished hypotheses in the beam (chapter 11), so beams may differ;
+      ((5 + L) / 6)^alpha and keeps finished hypotheses in the beam (ch-decoding), so beams may differ;
     * ``generate`` also applies what the checkpoint's ``generation_config`` asks (banned ids,
       ``num_beams``, ``max_length`` ...); the library's decoders apply none of it.
 
@@ -183,7 +183,7 @@ def from_marian(theirs: Any) -> Transformer:
             heads or FFN sizes, an activation other than relu, gelu and swish/silu, or a position
             table that is not the sinusoids.
 
-    Paper: §3.4-3.5 (embeddings, sinusoids); Junczys-Dowmunt et al. (2018), Marian. Book: chapter 9.
+    Paper: §3.4-3.5 (embeddings, sinusoids); Junczys-Dowmunt et al. (2018), Marian. Book: ch-model.
     """
     state, hf = _state_and_config(theirs, "theirs", "MarianMTModel")
     n_enc, n_dec = int(hf.encoder_layers), int(hf.decoder_layers)
@@ -261,7 +261,7 @@ def to_marian(ours: Transformer, *, pad_id: int, eos_id: int) -> Any:
         ImportError: ``transformers`` is not installed.
         TypeError / ValueError: ``ours`` is not a Transformer, or one Marian cannot express.
 
-    Book: chapter 9.
+    Book: ch-model.
     """
     if not isinstance(ours, Transformer):
         raise TypeError(f"ours must be a transformer_lib.Transformer, got {type(ours).__name__}")
@@ -399,7 +399,7 @@ def from_bert_layer(theirs: Any) -> EncoderLayer:
         theirs: a ``transformers`` ``BertLayer`` of an encoder (not ``is_decoder``).
 
     Shape: as :class:`~transformer_lib.EncoderLayer`, x (B, S, D) -> (B, S, D).
-    Paper: Devlin et al. (2019), §3; Vaswani et al. §3.1. Book: chapters 9 and 15.
+    Paper: Devlin et al. (2019), §3; Vaswani et al. §3.1. Book: ch-model and ch-variants.
     """
     state, hf = _bert_parts(theirs, "theirs", "BertLayer")
     pairs = _bert_layer_pairs()
@@ -424,7 +424,7 @@ def from_bert_encoder(theirs: Any) -> Encoder:
         theirs: a ``transformers`` ``BertEncoder`` (e.g. ``BertModel(...).encoder``).
 
     Shape: as :class:`~transformer_lib.Encoder`, x (B, S, D) -> (B, S, D).
-    Paper: Devlin et al. (2019), §3. Book: chapters 9 and 15.
+    Paper: Devlin et al. (2019), §3. Book: ch-model and ch-variants.
     """
     state, hf = _bert_parts(theirs, "theirs", "BertEncoder")
     n_layers = int(hf.num_hidden_layers)

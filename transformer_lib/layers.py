@@ -13,7 +13,7 @@ Attribute names follow ``torch.nn.TransformerEncoderLayer`` where they can
 (``self_attn``, ``norm1`` ...), so weights copy across (see ``interop.py``).
 
 Paper: §3.1 (Add & Norm), §3.3 (FFN, Eq. 2), §5.4 (residual dropout).
-Book: chapter 7 (FFN), chapter 8 (residuals and normalisation), chapter 9.
+Book: ch-feedforward (FFN), ch-residual-norm (residuals and normalisation), ch-model.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class PositionwiseFeedForward(nn.Module):
         bias: whether the two linear maps have biases b_1, b_2 (the paper's do).
 
     Shape: x (..., D) -> (..., D).
-    Paper: §3.3, Eq. 2. Book: chapter 7.
+    Paper: §3.3, Eq. 2. Book: ch-feedforward.
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True) -> None:
@@ -99,7 +99,7 @@ class EncoderLayer(nn.Module):
     and attends to the cached past too (a decoder-only LM decoding incrementally).
 
     Shape: x (B, S, D) -> (B, S, D).
-    Paper: §3.1, "Encoder". Book: chapters 8 and 9.
+    Paper: §3.1, "Encoder". Book: ch-residual-norm and ch-model.
     """
 
     def __init__(
@@ -166,7 +166,7 @@ class DecoderLayer(nn.Module):
     autoregressive training. :class:`~transformer_lib.model.Decoder` always adds the
     causal mask itself.
 
-    Paper: §3.1, "Decoder". Book: chapters 5 and 9.
+    Paper: §3.1, "Decoder". Book: ch-masking and ch-model.
     """
 
     def __init__(

@@ -10,7 +10,7 @@ The converters at the bottom of this file are the only place in the library
 where a mask is inverted.
 
 Paper: §3.2.3 ("masking out (setting to -inf) all values in the input of the
-softmax which correspond to illegal connections"). Book: chapter 5.
+softmax which correspond to illegal connections"). Book: ch-masking.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ def band_mask(size: int, radius: int, device: torch.device | str | None = None) 
 
     The paper's "restricted self-attention" (Table 1, neighbourhood of size r
     around each position). Applied to a dense score matrix it limits what each
-    query sees but saves no arithmetic (chapter 14 measures this).
+    query sees but saves no arithmetic (ch-cost measures this).
 
     Shape: (T, T), broadcastable to (B, H, T, T).
-    Paper: Table 1 and §4. Book: chapters 6 and 13.
+    Paper: Table 1 and §4. Book: ch-positions and ch-ablations.
     """
     check_positive_int("size", size)
     check_nonnegative_int("radius", radius)

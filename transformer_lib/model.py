@@ -1,7 +1,7 @@
 """The encoder and decoder stacks and the full models.
 
 Paper: §3.1 (the stacks), §3.4 (embeddings and the output projection), Table 3.
-Book: chapter 9.
+Book: ch-model.
 """
 
 from __future__ import annotations
@@ -90,14 +90,14 @@ class Decoder(nn.Module):
             broadcastable to (B, H, T, T); it is ANDed with the causal mask, so a
             position never sees a later one. None = causal mask only.
         causal: ``False`` drops the causal mask (uses ``tgt_mask`` as given): only
-            to show what goes wrong without it (chapter 5).
+            to show what goes wrong without it (ch-masking).
         cache: a :class:`~transformer_lib.attention.KVCache` for incremental decoding:
             ``x`` then holds only the positions after ``cache.length``, which attend to
             the cached keys and values of the earlier ones; the cache advances.
 
     Shape: x (B, T, D) already embedded, memory (B, S, D) -> (B, T, D).
     Paper: §3.1 ("masking ... ensures that the predictions for position i can
-    depend only on the known outputs at positions less than i"). Book: chapters 5 and 9.
+    depend only on the known outputs at positions less than i"). Book: ch-masking and ch-model.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -159,7 +159,7 @@ def output_projection(d_model: int, vocab_size: int, tie_to: TokenEmbedding | No
     at 0; it is not tied (Marian's ``final_logits_bias``). The paper's read-out has none.
 
     Paper: §3.4 ("we share the same weight matrix between the two embedding layers
-    and the pre-softmax linear transformation"). Book: chapter 9.
+    and the pre-softmax linear transformation"). Book: ch-model.
     """
     check_bool("bias", bias)
     projection = nn.Linear(d_model, vocab_size, bias=bias)
@@ -187,7 +187,7 @@ class Transformer(nn.Module):
         causal: ``False`` drops the causal mask (to demonstrate a leak only).
 
     Shape: src (B, S) and tgt (B, T) integer ids -> logits (B, T, V).
-    Paper: §3, Figure 1; §3.4 for the three-way weight sharing. Book: chapter 9.
+    Paper: §3, Figure 1; §3.4 for the three-way weight sharing. Book: ch-model.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -256,7 +256,7 @@ class DecoderOnlyLM(nn.Module):
     positions from ``cache.length`` on are computed and returned (``tl.sample`` uses it).
 
     Shape: tokens (B, T) -> logits (B, T, V).
-    Paper: Radford et al. (2018), §3.1. Book: chapter 15.
+    Paper: Radford et al. (2018), §3.1. Book: ch-variants.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -287,7 +287,7 @@ class DecoderOnlyLM(nn.Module):
 def set_attention_kernel(model: nn.Module, kernel: str) -> nn.Module:
     """Set the kernel ("fused" or "explicit") of every :class:`MultiHeadAttention` in ``model``; returns it.
 
-    Book: chapters 4 and 13 (the memory of the explicit and fused paths).
+    Book: ch-multihead and ch-ablations (the memory of the explicit and fused paths).
     """
     check_choice("kernel", kernel, KERNELS)
     for module in model.modules():

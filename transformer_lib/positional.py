@@ -2,7 +2,7 @@
 
 Paper: §3.4 (embeddings scaled by sqrt(d_model), weights shared with the
 pre-softmax projection) and §3.5 (sinusoidal positional encoding, Table 3
-row E for learned positions). Book: chapter 6 (positions), chapter 9 (embeddings).
+row E for learned positions). Book: ch-positions (positions), ch-model (embeddings).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.floa
     float32 table is the correctly rounded one at every position.
 
     Shape: -> (max_len, d_model).
-    Paper: §3.5. Book: chapter 6.
+    Paper: §3.5. Book: ch-positions.
     """
     check_positive_int("max_len", max_len)
     check_positive_int("d_model", d_model)
@@ -47,7 +47,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     ``offset ... offset + T - 1`` of the table).
 
     Shape: x (B, T, D) -> (B, T, D), with offset + T <= max_len.
-    Paper: §3.5 (the table) and §5.4 (dropout on the sums). Book: chapter 6.
+    Paper: §3.5 (the table) and §5.4 (dropout on the sums). Book: ch-positions.
     """
 
     table: Tensor  # (max_len, D) float64 buffer, not saved in the state dict
@@ -74,7 +74,7 @@ class LearnedPositionalEncoding(nn.Module):
     ``offset``: the position of x's first row, as in :class:`SinusoidalPositionalEncoding`.
 
     Shape: x (B, T, D) -> (B, T, D), with offset + T <= max_len.
-    Paper: Table 3 row E ("positional embedding instead of sinusoids"). Book: chapter 6.
+    Paper: Table 3 row E ("positional embedding instead of sinusoids"). Book: ch-positions.
     """
 
     def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
@@ -111,7 +111,7 @@ class TokenEmbedding(nn.Module):
     unit variance, the same size as the sinusoidal table's entries.
 
     Shape: tokens (B, T) integer ids in [0, V) -> (B, T, D).
-    Paper: §3.4. Book: chapter 9.
+    Paper: §3.4. Book: ch-model.
     """
 
     def __init__(self, vocab_size: int, d_model: int, scale: bool = True) -> None:

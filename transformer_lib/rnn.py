@@ -10,7 +10,7 @@ the layer runs the time loop in plain Python so that every hidden state
 Every cell stores two bias vectors, ``bias_ih`` and ``bias_hh``, as torch does;
 the equations' single bias is their sum.
 
-Paper: §1 and §4 (why self-attention replaces recurrence), Table 1. Book: chapter 1.
+Paper: §1 and §4 (why self-attention replaces recurrence), Table 1. Book: ch-recurrence.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ class ElmanCell(_RecurrentCell):
     Shape: x (B, I), h (B, H) or None (zeros) -> h_t (B, H).
 
     Paper: §1 ("h_t as a function of the previous hidden state h_{t-1} and the
-    input for position t"). Book: chapter 1.
+    input for position t"). Book: ch-recurrence.
     """
 
     kind = "elman"
@@ -122,7 +122,7 @@ class LSTMCell(_RecurrentCell):
 
     Shape: x (B, I), state (h, c) with h, c (B, H), or None (zeros) -> (h_t, c_t).
 
-    Paper: §1 cites LSTM (Hochreiter and Schmidhuber, 1997). Book: chapter 1.
+    Paper: §1 cites LSTM (Hochreiter and Schmidhuber, 1997). Book: ch-recurrence.
     """
 
     kind = "lstm"
@@ -169,7 +169,7 @@ class GRUCell(_RecurrentCell):
     Shape: x (B, I), h (B, H) or None (zeros) -> h_t (B, H).
 
     Paper: §1 cites gated recurrent networks (Chung et al., 2014; the GRU is
-    from Cho et al., 2014). Book: chapter 1.
+    from Cho et al., 2014). Book: ch-recurrence.
     """
 
     kind = "gru"
@@ -227,7 +227,7 @@ class RecurrentLayer(nn.Module):
         -> outputs (B, T, H) holding h_1 ... h_T, and the final state.
 
     Paper: §1 ("this inherently sequential nature precludes parallelization
-    within training examples"). Book: chapter 1.
+    within training examples"). Book: ch-recurrence.
     """
 
     def __init__(self, cell: nn.Module) -> None:
@@ -298,7 +298,7 @@ class RNNSeq2Seq(nn.Module):
     Shape: src (B, S) and tgt (B, T) token ids -> logits (B, T, tgt_vocab_size).
 
     Paper: §1 and §2 (the recurrent encoder-decoders it compares against).
-    Book: chapter 1.
+    Book: ch-recurrence.
     """
 
     def __init__(

@@ -18,7 +18,7 @@ the batches (:class:`~transformer_lib.data.Vocab`, :func:`~transformer_lib.data.
 live in :mod:`transformer_lib.data`; :class:`BatchStream`, a task's endless stream of training
 batches, lives here, beside the task it draws from.
 
-Book: chapter 10.
+Book: ch-training.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Task:
 
     Use :meth:`examples` for fixed lists (``split="held_out"`` for evaluation)
     and :meth:`batches` for an endless, resumable stream of training batches.
-    Book: chapter 10.
+    Book: ch-training.
     """
 
     def __init__(
@@ -141,7 +141,7 @@ class Task:
 
 
 def detokenize(tokens: Sequence[str]) -> str:
-    """Join tokens: a space around every word, none between digits or punctuation ("nov 22, 2026"). Book: chapter 10."""
+    """Join tokens: a space around every word, none between digits or punctuation ("nov 22, 2026"). Book: ch-training."""
     text = ""
     for i, token in enumerate(tokens):
         previous = tokens[i - 1] if i else ""
@@ -176,18 +176,18 @@ def copy_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
     Args:
         n_symbols: symbols "0" .. str(n_symbols - 1). min_len, max_len: length range (inclusive).
 
-    Book: chapter 10 (a first task: the decoder must attend to the matching source position).
+    Book: ch-training (a first task: the decoder must attend to the matching source position).
     """
     return _integer_task("copy", list, n_symbols, min_len, max_len)
 
 
 def reverse_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Reverse a random sequence: "3 1 4" -> "4 1 3". Arguments as :func:`copy_task`. Book: chapter 10."""
+    """Reverse a random sequence: "3 1 4" -> "4 1 3". Arguments as :func:`copy_task`. Book: ch-training."""
     return _integer_task("reverse", lambda s: s[::-1], n_symbols, min_len, max_len)
 
 
 def sort_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Sort a random sequence by value: "3 1 4" -> "1 3 4". Arguments as :func:`copy_task`. Book: chapter 10."""
+    """Sort a random sequence by value: "3 1 4" -> "1 3 4". Arguments as :func:`copy_task`. Book: ch-training."""
     return _integer_task("sort", lambda s: sorted(s, key=int), n_symbols, min_len, max_len)
 
 
@@ -229,7 +229,7 @@ def dates_task(min_year: int = 1900, max_year: int = 2099, formats: Sequence[str
     Args:
         min_year, max_year: range of the years (inclusive). formats: templates as in ``DATE_FORMATS``.
 
-    Book: chapter 11 (the attention-alignment experiment).
+    Book: ch-decoding (the attention-alignment experiment).
     """
     check_int("min_year", min_year)
     check_int("max_year", max_year)
@@ -259,7 +259,7 @@ def number_words(n: int) -> list[str]:
     """British English words for 0 <= n < 1,000,000: 312 -> ["three", "hundred", "and", "twelve"].
 
     "and" joins hundreds to the rest ("one hundred and five") and thousands to a
-    rest below 100 ("two thousand and five"). Book: chapter 10.
+    rest below 100 ("two thousand and five"). Book: ch-training.
     """
     check_int("n", n, low=0, high=999_999)
 
@@ -291,7 +291,7 @@ def numbers_task(max_digits: int = 6, direction: str = "words_to_digits") -> Tas
     Args:
         max_digits: 1..6. direction: "words_to_digits" or "digits_to_words".
 
-    Book: chapter 10.
+    Book: ch-training.
     """
     check_int("max_digits", max_digits, low=1, high=6)
     check_choice("direction", direction, ("words_to_digits", "digits_to_words"))
@@ -324,7 +324,7 @@ class BatchStream(Iterator[Batch]):
         seed: seed of the stream's ``random.Random``.
         max_len: if given, refuse a task whose sequences are longer.
 
-    Paper: §5.1. Book: chapter 10.
+    Paper: §5.1. Book: ch-training.
     """
 
     pool_batches = 64
@@ -382,7 +382,7 @@ TASKS: dict[str, Callable[..., Task]] = {
 
 
 def make_task(name: str, **kwargs: Any) -> Task:
-    """The task called ``name`` (one of ``TASKS``), built with ``kwargs``. Book: chapter 10."""
+    """The task called ``name`` (one of ``TASKS``), built with ``kwargs``. Book: ch-training."""
     check_choice("name", name, sorted(TASKS))
     return TASKS[name](**kwargs)
 

@@ -11,7 +11,7 @@ chosen from the model's type by :func:`default_batch_loss`. The loop's parts
 are named: ``_resume``, ``_step``, ``_evaluate_now``, ``_save``.
 
 Paper: §5.3 (Adam and the warm-up schedule, Eq. 3), §5.4 (label smoothing,
-eps_ls = 0.1). Book: chapter 10.
+eps_ls = 0.1). Book: ch-training.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def noam_lr(step: int, d_model: int, warmup: int = 4000, factor: float = 1.0) ->
         step: update number, an int >= 0. d_model: D. warmup: warm-up steps (4000 in the paper).
         factor: a multiplier (1.0 in the paper).
 
-    Paper: §5.3, Eq. 3. Book: chapter 10.
+    Paper: §5.3, Eq. 3. Book: ch-training.
     """
     check_nonnegative_int("step", step)
     check_positive_int("d_model", d_model)
@@ -86,7 +86,7 @@ def noam_scheduler(optimizer: Optimizer, d_model: int, warmup: int = 4000, facto
     1.0: the optimizer may be built with any ``lr`` and its rate is still
     exactly ``noam_lr``.
 
-    Paper: §5.3 (with Adam, beta1 = 0.9, beta2 = 0.98, eps = 1e-9). Book: chapter 10.
+    Paper: §5.3 (with Adam, beta1 = 0.9, beta2 = 0.98, eps = 1e-9). Book: ch-training.
     """
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
@@ -130,7 +130,7 @@ class LabelSmoothingLoss(nn.Module):
         reduction: "mean" over counted tokens, "sum", or "none" (per position, 0 where ignored).
 
     Shape: logits (..., V), target (...) -> scalar, or (...) for "none".
-    Paper: §5.4, "Label Smoothing". Book: chapter 10.
+    Paper: §5.4, "Label Smoothing". Book: ch-training.
     """
 
     def __init__(self, vocab_size: int, smoothing: float = 0.1, ignore_index: int = -100, reduction: str = "mean"):
@@ -192,7 +192,7 @@ class TrainHistory:
     ``losses`` are mean losses per target token of each step's whole (global)
     batch; ``learning_rates`` the rate that step's update used; ``evals`` one
     dict per evaluation, ``{"step": s, metric: value, ...}``.
-    ``tl.plotting.loss_curves({"train": history.losses})`` draws the curve. Book: chapter 10.
+    ``book_support.plotting.loss_curves({"train": history.losses})`` (the book's apparatus) draws the curve. Book: ch-training.
     """
 
     steps: list[int] = field(default_factory=list)
@@ -242,7 +242,7 @@ def evaluate(
     exp(loss) is the perplexity); ``accuracy`` the fraction of examples whose
     greedy output equals the target exactly, ``<eos>`` included.
 
-    Book: chapter 10.
+    Book: ch-training.
     """
     if len(examples) == 0:
         raise ValueError("examples must hold at least one example, got an empty sequence")
@@ -296,7 +296,7 @@ def seq2seq_loss(smoothing: float = 0.1, *, loss_fn: Callable[[Tensor, Tensor], 
         loss_fn: instead of smoothing, a loss that sums over tokens (``reduction="sum"``)
             and ignores ``batch.pad_id``.
 
-    Paper: §5.4 (label smoothing). Book: chapter 10.
+    Paper: §5.4 (label smoothing). Book: ch-training.
     """
     smoothing = _check_smoothing(smoothing)
 
@@ -324,7 +324,7 @@ def lm_loss(
         smoothing: eps of :class:`LabelSmoothingLoss`. pad_id: for ``(inputs, targets)`` pairs.
         loss_fn: instead of smoothing, a loss summing over tokens.
 
-    Book: chapter 15.
+    Book: ch-variants.
     """
     smoothing = _check_smoothing(smoothing)
 
@@ -361,7 +361,7 @@ def masked_lm_loss(
     mask being ``padding_mask(inputs, pad_id)`` if ``pad_id`` is given, else None.
     The count is the number of chosen positions.
 
-    Paper: Devlin et al. (2019), §3.1 "Masked LM". Book: chapter 15.
+    Paper: Devlin et al. (2019), §3.1 "Masked LM". Book: ch-variants.
     """
     smoothing = _check_smoothing(smoothing)
     if mask_id is not None and generator is None:
@@ -392,7 +392,7 @@ def classification_loss(smoothing: float = 0.0) -> BatchLoss:
     A batch is a pair ``(inputs, labels)``: ``model(inputs)`` gives (B, C) logits,
     labels are (B,) class ids; the count is B.
 
-    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 15.
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: ch-variants.
     """
     smoothing = _check_smoothing(smoothing)
 
@@ -644,7 +644,7 @@ def train(
     Returns:
         the :class:`TrainHistory` of all steps (resumed ones included); ``tokens`` holds each step's count.
 
-    Paper: §5 (training). Book: chapter 10.
+    Paper: §5 (training). Book: ch-training.
     """
     from tqdm import tqdm
 

@@ -11,7 +11,7 @@ in, which stack runs, and what comes out:
 * :class:`SpeechTransformer` (Whisper): a convolutional stem over spectrogram
   frames (:func:`log_spectrogram`), the encoder, and a token decoder.
 
-Book: chapter 15.
+Book: ch-variants.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class EncoderOnlyLM(nn.Module):
     Shape: tokens (B, T) -> logits (B, T, V).
 
     Paper: the encoder of Vaswani et al. §3.1; the objective is Devlin et al.
-    (2019), §3.1 "Masked LM". Book: chapter 15.
+    (2019), §3.1 "Masked LM". Book: ch-variants.
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -82,7 +82,7 @@ def mask_tokens(
     it must keep a good representation of every token.
 
     Returns: ``(inputs, labels)``, both (B, T) long tensors.
-    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: chapter 15.
+    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: ch-variants.
     """
     check_tokens("tokens", tokens, vocab_size)
     if not isinstance(generator, torch.Generator):
@@ -115,7 +115,7 @@ class PatchEmbedding(nn.Module):
 
     Shape: images (B, C, H, W) -> (B, N, D) with N = (H/p)(W/p), patches in
     row-major order.
-    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1. Book: chapter 15.
+    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1. Book: ch-variants.
     """
 
     def __init__(self, image_size: int, patch_size: int, in_channels: int, d_model: int) -> None:
@@ -148,7 +148,7 @@ class VisionTransformer(nn.Module):
     The config's vocabulary and embedding fields are not used (patches replace tokens).
 
     Shape: images (B, C, H, W) -> logits (B, n_classes).
-    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: chapter 15.
+    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: ch-variants.
     """
 
     def __init__(self, config: TransformerConfig, image_size: int, patch_size: int, in_channels: int, n_classes: int) -> None:
@@ -178,7 +178,7 @@ def log_spectrogram(waveform: Tensor, n_fft: int = 64, hop_length: int = 32, eps
     book's synthetic audio.
 
     Shape: waveform (B, L) -> (B, frames, n_fft/2 + 1), frames = L // hop_length + 1.
-    Book: chapter 15.
+    Book: ch-variants.
     """
     check_tensor("waveform", waveform, "(B, L)", rank=2)
     check_positive_int("n_fft", n_fft)
@@ -210,7 +210,7 @@ class SpeechTransformer(nn.Module):
 
     Shape: features (B, S, F) -> memory (B, ceil(S/2), D); tokens (B, T) ->
     logits (B, T, V).
-    Paper: Radford et al. (2023), §2.3. Book: chapter 15.
+    Paper: Radford et al. (2023), §2.3. Book: ch-variants.
     """
 
     def __init__(self, config: TransformerConfig, n_features: int) -> None:

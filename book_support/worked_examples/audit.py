@@ -1,11 +1,11 @@
-"""An audit of a worked example: every printed number checked with :mod:`transformer_lib.claims`, step by step.
+"""An audit of a worked example: every printed number checked with :mod:`book_support.claims`, step by step.
 
 A worked example is a chain of steps (embeddings -> positions -> Q/K/V -> scores -> ... -> loss
 -> gradient -> update). Each printed quantity is recorded under its step with
 :meth:`WorkedAudit.check` (the printed text, the correct value, and optionally the value that
 the source's *own* printed input of that step gives), :meth:`WorkedAudit.assumed` or
 :meth:`WorkedAudit.not_derivable`. The verdict of every quantity, and of every single number
-in it, is :func:`transformer_lib.claims.verdict` under the rule :func:`printed_digits`:
+in it, is :func:`book_support.claims.verdict` under the rule :func:`printed_digits`:
 
 * ``agrees`` -- the printed number is the correct value to its printed digits;
 * ``inherited`` -- it is not, but it is what the source's own earlier numbers give: the step
@@ -48,7 +48,7 @@ __all__ = [
     "printed_digits",
 ]
 
-# names for selecting claims by verdict (the verdicts themselves always come from tl.claims.verdict)
+# names for selecting claims by verdict (the verdicts themselves always come from bk.claims.verdict)
 INTRODUCED, INHERITED, CIRCULAR, ASSUMED_VALUE, UNDERIVABLE = (
     "wrong",
     "inherited",
@@ -105,7 +105,7 @@ def _texts(claimed: Any) -> list[str]:
 def printed_digits() -> Rule:
     """Agree when every printed number is the computed one to its printed digits.
 
-    The test of :func:`~transformer_lib.worked_examples.compare_number`: within half a unit of
+    The test of :func:`~book_support.worked_examples.compare_number`: within half a unit of
     the last printed digit, or within one unit and 1 % (a truncated digit or a rounded intermediate).
     """
 
@@ -176,7 +176,7 @@ class WorkedAudit:
         return word
 
     def claim(self, step: str, source: str, label: str, *, claimed: Any, computed: Any, rule: Rule) -> str:
-        """Any other claim (a bound, a count) checked by a tl.claims rule; counts as one number."""
+        """Any other claim (a bound, a count) checked by a bk.claims rule; counts as one number."""
         word = self.audit.check(source, label, claimed=claimed, computed=computed, rule=rule)
         self.step_of.append(self._step(step))
         self.numbers.append((step, word))
@@ -202,7 +202,7 @@ class WorkedAudit:
         return self.audit.counts()
 
     def number_counts(self) -> dict[str, int]:
-        """Printed numbers per verdict, in the order of tl.claims.VERDICTS (zeros left out)."""
+        """Printed numbers per verdict, in the order of bk.claims.VERDICTS (zeros left out)."""
         tally = Counter(word for _, word in self.numbers)
         return {word: tally[word] for word in VERDICTS if tally[word]}
 
@@ -240,7 +240,7 @@ class WorkedAudit:
         return "\n".join(lines)
 
     def format(self, width: int = 90, *, verdicts: Sequence[str] | None = None, steps: Sequence[str] | None = None) -> str:
-        """The claims as narrow blocks (tl.claims.Audit.format), optionally only some verdicts or steps."""
+        """The claims as narrow blocks (bk.claims.Audit.format), optionally only some verdicts or steps."""
         for word in verdicts or ():
             if word not in VERDICTS:
                 raise ValueError(f"verdicts must be among {VERDICTS}, got {word!r}")
@@ -267,7 +267,7 @@ class WorkedAudit:
 
 
 def _wrap_long(text: str, width: int) -> str:
-    """Wrap any line longer than ``width`` (the tally line of tl.claims.Audit.format is not wrapped)."""
+    """Wrap any line longer than ``width`` (the tally line of bk.claims.Audit.format is not wrapped)."""
     lines = []
     for line in text.splitlines():
         lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") if len(line) > width else [line])

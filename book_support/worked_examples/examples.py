@@ -109,7 +109,7 @@ class Printed000:
     """The numbers that source 000 *prints* in its worked example (§8) and in §5.2.2, as text.
 
     Kept as text, row by row, so that the number of printed digits is known (the rule
-    :func:`~transformer_lib.worked_examples.printed_digits` needs it). These are the source's
+    :func:`~book_support.worked_examples.printed_digits` needs it). These are the source's
     claims, not its givens (those are in :class:`Example000`); chapter 12 and the errata
     appendix check them against the library.
     """

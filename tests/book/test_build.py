@@ -23,9 +23,33 @@ def test_config_renders_committed_outputs():
 def test_make_book_builds_from_the_cache_not_in_place():
     dry = subprocess.run(["make", "-n", "book", "BIN=.venv/bin"], cwd=ROOT, capture_output=True, text=True, check=True)
     assert "tools/execute_cache.py" in dry.stdout
-    assert "'execute_notebooks': 'cache'" in dry.stdout
+    assert "tools/make_helpers.py book-config" in dry.stdout
     assert "--config _build/_config_book.yml" in dry.stdout
     assert "--inplace" not in dry.stdout
+
+
+def test_the_book_config_renders_the_cache_and_the_key_follows_both_packages(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import make_helpers
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    out = tmp_path / "book.yml"
+    make_helpers.book_config(tmp_path / "cache", out)
+    config = yaml.safe_load(out.read_text())
+    assert config["execute"]["execute_notebooks"] == "cache" and config["execute"]["cache"] == str(tmp_path / "cache")
+    assert all(Path(path).is_absolute() for path in config["sphinx"]["local_extensions"].values())
+    # the cache key changes with either package (a chapter's outputs depend on both) and with the pins
+    for package in ("transformer_lib", "book_support"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "m.py").write_text("x = 1\n")
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0\n")
+    before = make_helpers.book_key(tmp_path)
+    for changed in ("transformer_lib/m.py", "book_support/m.py", "requirements.txt"):
+        (tmp_path / changed).write_text((tmp_path / changed).read_text() + "# edit\n")
+        after = make_helpers.book_key(tmp_path)
+        assert after != before, changed
+        before = after
 
 
 @pytest.mark.slow

@@ -102,7 +102,7 @@ def test_bad_input_is_named():
         claims.close()
     with pytest.raises(ValueError, match="digits must be"):
         claims.rounds_to(-1)
-    with pytest.raises(TypeError, match=r"rule must be a tl\.claims\.Rule"):
+    with pytest.raises(TypeError, match=r"rule must be a bk\.claims\.Rule"):
         claims.verdict(1, 1, "equal")
     with pytest.raises(TypeError, match="claimed must be a real number"):
         claims.verdict("0.5", 0.5, claims.close(abs=0.1))

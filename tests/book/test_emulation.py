@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "mkl_other_vendor.py"
 sys.path.insert(0, str(TOOL.parent))
 import mkl_other_vendor  # noqa: E402
@@ -43,7 +43,7 @@ def test_chapter_2s_row_sums_differ_as_they_did_on_the_intel_machine(tmp_path):
     if built.returncode == mkl_other_vendor.UNSUPPORTED:
         pytest.skip(built.stdout.strip())
     code = (
-        "import math, torch, transformer_lib as tl; g = tl.deterministic(seed=0); "
+        "import math, torch, book_support as bk; g = bk.deterministic(seed=0); "
         "torch.randn(200, 3, generator=g, dtype=torch.float64); "
         "q, k = (torch.randn(8, n, 16, generator=g, dtype=torch.float64) for n in (5, 7)); "
         "w = (q @ k.transpose(-2, -1) / 4).softmax(-1); print(f'{(w.sum(-1) - 1).abs().max().item():.3e}')"

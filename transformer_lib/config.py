@@ -37,9 +37,7 @@ class TransformerConfig:
     dropout: float = 0.1  # P_drop: residual dropout on sub-layer outputs and on embeddings + positions
     attention_dropout: float = 0.0  # dropout on attention weights; the paper does not use it
     ffn_dropout: float = 0.0  # dropout on the FFN hidden layer; the paper does not use it
-    activation: str = (
-        "relu"  # FFN non-linearity: "relu" (paper Eq. 2), "gelu" (erf form) or "silu" (x sigmoid(x), Marian's swish)
-    )
+    activation: str = "relu"  # FFN non-linearity: "relu" (paper Eq. 2), "gelu" (erf form), "silu" (Marian's swish)
     norm_first: bool = False  # False: Post-LN, LayerNorm(x + Sublayer(x)), as in the paper
     layer_norm_eps: float = 1e-5  # epsilon of every LayerNorm (the torch.nn default)
     positional: str = "sinusoidal"  # "sinusoidal" (paper §3.5), "learned" (Table 3 row E) or "none"
@@ -47,9 +45,7 @@ class TransformerConfig:
     share_embeddings: bool = True  # tie source, target and output-projection weights (§3.4)
     scale_embedding: bool = True  # multiply embeddings by sqrt(d_model) (§3.4)
     bias: bool = True  # biases in attention projections and the FFN
-    output_bias: bool = (
-        False  # a bias b_out on the read-out, logits = x W^T + b_out (Marian's final_logits_bias); the paper has none
-    )
+    output_bias: bool = False  # a bias on the read-out, x W^T + b (Marian's final_logits_bias); the paper has none
 
     def __post_init__(self) -> None:
         for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff", "max_len"):

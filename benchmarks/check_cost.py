@@ -11,6 +11,10 @@ Patched out: ``positional.check_tokens`` (the embedding's id range), the
 target-range check of ``LabelSmoothingLoss.forward`` and the any-row-fully-masked
 test of ``attention._fused_attention``.
 
+It also counts the values one ``tl.train`` step reads back to the host (``bool``,
+``int``, ``float``, ``item``, ``tolist`` on a tensor from Python): on a GPU each is a
+synchronisation.
+
 Default size: the tiny config (D=64, H=4, F=128, N=2, V=32), copy-task batches of
 about 600 tokens, one thread. Run: ``OMP_NUM_THREADS=1 python benchmarks/check_cost.py``.
 """
@@ -71,6 +75,31 @@ def value_reads_removed() -> Iterator[None]:
         positional.check_tokens, attention._fused_attention, training.LabelSmoothingLoss.forward = saved
 
 
+@contextmanager
+def counting_host_reads() -> Iterator[list[str]]:
+    """Count the Python-level reads of tensor values inside the block (by method name)."""
+    reads: list[str] = []
+    names = ("__bool__", "__int__", "__float__", "item", "tolist")
+    saved = {name: getattr(Tensor, name) for name in names}
+
+    def counted(name: str):
+        original = saved[name]
+
+        def read(self, *args, **kwargs):
+            reads.append(name)
+            return original(self, *args, **kwargs)
+
+        return read
+
+    for name in names:
+        setattr(Tensor, name, counted(name))
+    try:
+        yield reads
+    finally:
+        for name, original in saved.items():
+            setattr(Tensor, name, original)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-tokens", type=int, default=600)
@@ -92,6 +121,10 @@ def main() -> None:
         with value_reads_removed():
             step()
 
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    with counting_host_reads() as reads:
+        tl.train(model, optimizer, [batch], 1, progress=False)
+    print(f"host reads in one tl.train step: {len(reads)} ({', '.join(sorted(set(reads)))})")
     result = interleaved(step, step_unread, rounds=args.rounds, warmup=20)
     low, high = result["ratio_iqr"]
     print(

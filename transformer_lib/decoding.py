@@ -32,7 +32,7 @@ input + 50, "terminate early when possible"); the length penalty is Wu et al.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, cast
 
@@ -354,55 +354,21 @@ def sample(
             f"prompt length {prompt.shape[1]} + max_new_tokens={max_new_tokens} exceeds the model's "
             f"positional table (config.max_len={config.max_len})"
         )
-
-    def draw(logits: Tensor) -> Tensor:  # (B, V) -> (B,)
-        logits = _scoring_precision(logits) / temperature
-        if top_k is not None and top_k < logits.shape[-1]:
-            kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
-            logits = logits.masked_fill(logits < kth, float("-inf"))
-        probs = logits.softmax(dim=-1)
-        if generator is not None and generator.device != probs.device:  # draw where the generator lives
-            return torch.multinomial(probs.to(generator.device), 1, generator=generator).squeeze(1).to(probs.device)
-        return torch.multinomial(probs, 1, generator=generator).squeeze(1)
-
-    return _continue(lm, prompt, max_new_tokens, draw, eos_id, pad_id, use_cache)
-
-
-def greedy_continue(lm: nn.Module, prompt: Tensor, max_new_tokens: int, eos_id: int | None, *, pad_id: int = 0) -> Tensor:
-    """Continue prompts with a decoder-only model by taking the most probable token at each step.
-
-    :func:`sample`'s loop with the argmax instead of a draw (no random state is used);
-    ``tl.evaluate`` scores a :class:`~transformer_lib.DecoderOnlyLM` with it.
-
-    Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
-    Book: chapter 15.
-    """
-    lm = unwrap(lm)
-    if not isinstance(lm, nn.Module):
-        raise TypeError(f"lm must be an nn.Module (a DecoderOnlyLM), got {type(lm).__name__}")
-    check_positive_int("max_new_tokens", max_new_tokens)
-    config = getattr(lm, "config", None)
-    check_tokens("prompt", prompt, config.tgt_vocab_size if config is not None else 2**62)
-    return _continue(lm, prompt, max_new_tokens, lambda logits: logits.argmax(dim=-1), eos_id, pad_id, True)
-
-
-def _continue(
-    lm: nn.Module,
-    prompt: Tensor,
-    max_new_tokens: int,
-    choose: Callable[[Tensor], Tensor],
-    eos_id: int | None,
-    pad_id: int,
-    use_cache: object,
-) -> Tensor:
-    """The decoder-only loop: ``choose`` the next token from the last logits (B, V) until ``<eos>`` or the limit."""
     tokens = prompt
     finished = torch.zeros(prompt.shape[0], dtype=torch.bool, device=prompt.device)
     with _evaluating(lm):
         cache = _new_cache(lm, use_cache)
         for _ in range(max_new_tokens):
             logits = (lm(tokens) if cache is None else lm(tokens, cache=cache))[:, -1]
-            next_token = choose(logits).masked_fill(finished, pad_id)  # (B,)
+            logits = _scoring_precision(logits) / temperature  # (B, V)
+            if top_k is not None and top_k < logits.shape[-1]:
+                kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+            probs = logits.softmax(dim=-1)
+            if generator is not None and generator.device != probs.device:  # draw where the generator lives
+                probs = probs.to(generator.device)
+            next_token = torch.multinomial(probs, 1, generator=generator).squeeze(1).to(tokens.device)  # (B,)
+            next_token = next_token.masked_fill(finished, pad_id)
             tokens = torch.cat([tokens, next_token[:, None]], dim=1)
             if eos_id is not None:
                 finished |= next_token == eos_id
@@ -411,4 +377,4 @@ def _continue(
     return tokens.clone()  # a normal tensor, as greedy_decode's
 
 
-__all__ = ["beam_search", "greedy_continue", "greedy_decode", "length_penalty", "sample", "sequence_log_prob"]
+__all__ = ["beam_search", "greedy_decode", "length_penalty", "sample", "sequence_log_prob"]

@@ -42,7 +42,7 @@ from ._checks import (
 )
 from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
-from .decoding import greedy_continue, greedy_decode
+from .decoding import greedy_decode, sample
 from .model import model_device, unwrap
 
 # --- learning-rate schedule ------------------------------------------------------
@@ -247,10 +247,10 @@ def evaluate(
     decodes the target with :func:`~transformer_lib.greedy_decode`. A
     :class:`~transformer_lib.DecoderOnlyLM` reads one sequence, the source, ``<bos>``
     and the target, and is scored on the target and ``<eos>``; its greedy output is
-    the continuation of the source and ``<bos>``. Models that do not map token ids
-    to token ids (``EncoderOnlyLM``, ``VisionTransformer``, ``SpeechTransformer``,
-    which reads features) raise a ValueError: evaluate them with an ``eval_fn`` of
-    your own.
+    the continuation of the source and ``<bos>`` (:func:`~transformer_lib.sample` with
+    ``top_k=1``). Models that do not map token ids to token ids (``EncoderOnlyLM``,
+    ``VisionTransformer``, ``SpeechTransformer``, which reads features) raise a
+    ValueError: evaluate them with an ``eval_fn`` of your own.
 
     Book: chapter 10.
     """
@@ -279,11 +279,18 @@ def evaluate(
         with torch.no_grad():
             for group in _evaluation_batches(examples, batch_size, decoder_only):
                 batch = collate(group, pad_id, bos_id, eos_id, device=device)
-                score = _score_lm if decoder_only else _score_seq2seq
-                batch_loss, batch_correct = score(inner, batch, pad_id, bos_id, eos_id)
-                loss_sum += batch_loss
-                correct += batch_correct
+                assert batch.src is not None  # collate always sets the source (for the type checker)
+                T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
+                if decoder_only:
+                    logits, output = _lm_logits_and_greedy_output(inner, batch, eos_id, pad_id)
+                else:
+                    logits = inner(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
+                    output = greedy_decode(inner, batch.src, T, bos_id, eos_id, src_mask=batch.src_mask, pad_id=pad_id)
+                flat_logits, flat_targets = logits.flatten(0, 1), batch.tgt_out.flatten()
+                loss_sum += float(F.cross_entropy(flat_logits, flat_targets, ignore_index=pad_id, reduction="sum"))
                 tokens += batch.n_tgt_tokens
+                output = F.pad(output, (0, T - output.shape[1]), value=pad_id)
+                correct += int((output == batch.tgt_out).all(dim=1).sum())
     finally:
         inner.train(was_training)
     return {"loss": loss_sum / tokens, "accuracy": correct / len(examples)}
@@ -300,33 +307,17 @@ def _evaluation_batches(examples: Sequence[Example], batch_size: int, same_sourc
     return [group[start : start + batch_size] for group in by_length.values() for start in range(0, len(group), batch_size)]
 
 
-def _exact_matches(output: Tensor, batch: Batch, pad_id: int) -> int:
-    """Rows of ``output`` (padded to the target's width) equal to ``batch.tgt_out``."""
-    T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
-    output = F.pad(output[:, :T], (0, T - min(output.shape[1], T)), value=pad_id)
-    return int((output == batch.tgt_out).all(dim=1).sum())
-
-
-def _score_seq2seq(model: nn.Module, batch: Batch, pad_id: int, bos_id: int, eos_id: int) -> tuple[float, int]:
-    """(summed cross-entropy, exact greedy outputs) of an encoder-decoder on one batch."""
-    assert batch.src is not None  # collate always sets the source (for the type checker)
-    logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
-    token_losses = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=pad_id, reduction="sum")
-    T = batch.tgt_out.shape[1]
-    output = greedy_decode(model, batch.src, T, bos_id, eos_id, src_mask=batch.src_mask, pad_id=pad_id)
-    return float(token_losses), _exact_matches(output, batch, pad_id)
-
-
-def _score_lm(model: nn.Module, batch: Batch, pad_id: int, bos_id: int, eos_id: int) -> tuple[float, int]:
-    """(summed cross-entropy, exact greedy continuations) of a decoder-only model on a batch of equal-length sources."""
+def _lm_logits_and_greedy_output(lm: nn.Module, batch: Batch, eos_id: int, pad_id: int) -> tuple[Tensor, Tensor]:
+    """A decoder-only model on a batch of equal-length sources: the logits (B, T, V) of the target
+    positions, and its greedy continuation (B, <= T) of the source and ``<bos>``."""
     assert batch.src is not None
     P, T = batch.src.shape[1], batch.tgt_out.shape[1]
     sequence = torch.cat([batch.src, batch.tgt_in], dim=1)  # (B, P + T): source, <bos>, target, padding after
-    logits = model(sequence)[:, P:]  # (B, T, V): from <bos> on, each position predicts the next target token
-    token_losses = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=pad_id, reduction="sum")
-    prompt = sequence[:, : P + 1]  # the source and <bos>
-    continued = greedy_continue(model, prompt, T, eos_id, pad_id=pad_id)
-    return float(token_losses), _exact_matches(continued[:, P + 1 :], batch, pad_id)
+    logits = lm(sequence)[:, P:]  # from <bos> on, each position predicts the next target token
+    # top_k=1 is greedy decoding: one token keeps all the probability, so the draw is certain
+    no_randomness = torch.Generator().manual_seed(0)  # a generator of its own: the global random state is untouched
+    continued = sample(lm, sequence[:, : P + 1], T, top_k=1, eos_id=eos_id, generator=no_randomness, pad_id=pad_id)
+    return logits, continued[:, P + 1 :]
 
 
 # --- batch losses: the step that turns a batch into (loss_sum, count) ----------------

@@ -169,7 +169,12 @@ class Batch:
     def to(self, device: torch.device | str) -> Batch:
         """The same batch with every tensor on ``device`` (ids stay ``torch.long``, features keep their dtype).
 
-        Tensors already there are kept, not copied. Book: chapter 10.
+        Tensors already there are kept, not copied; the target-token count goes along.
+
+        Args:
+            device: e.g. ``"cuda"``, ``torch.device("cuda", 1)``, ``"meta"``.
+
+        Book: chapter 10.
         """
         if not isinstance(device, (torch.device, str)):
             raise TypeError(f"device must be a torch.device or a string such as 'cuda', got {type(device).__name__}")

@@ -9,7 +9,12 @@ arithmetic), interleaved in one process, and prints the ratio.
 
 Patched out: ``positional.check_tokens`` (the embedding's id range), the
 target-range check of ``LabelSmoothingLoss.forward`` and the any-row-fully-masked
-test of ``attention._fused_attention``.
+test of ``attention._fused_attention`` (asked on the CPU only: elsewhere the kernel's
+fix-up runs without asking). The step's batch comes from ``collate``, which counts
+the target tokens, so ``n_tgt_tokens`` reads nothing.
+
+Run it with the library to measure first on the path (``PYTHONPATH=.`` from a
+checkout): the script's own folder, not the current one, is first on ``sys.path``.
 
 It also counts the values one ``tl.train`` step reads back to the host (``bool``,
 ``int``, ``float``, ``item``, ``tolist`` on a tensor from Python): on a GPU each is a

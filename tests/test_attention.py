@@ -159,3 +159,16 @@ def test_kernel_choice_and_bad_input():
         mha(x, x, x, kernel="fast")
     with pytest.raises(TypeError, match=r"d_model must be an int, got float \(16.0\)"):
         tl.MultiHeadAttention(16.0, 4)
+
+
+def test_fused_attention_without_fully_masked_rows_is_the_plain_kernel_bit_for_bit():
+    """Off the CPU the fix-up for fully masked rows runs without asking: where no row is, it changes nothing."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 2, 5, 4, generator=g) for _ in range(3))
+    for mask in (tl.causal_mask(5), torch.rand(2, 1, 1, 5, generator=g) > 0.3):
+        mask = mask | torch.eye(5, dtype=torch.bool)  # every query sees at least itself
+        no_visible_key = ~mask.any(dim=-1, keepdim=True)
+        expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        fixed_up = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | no_visible_key).masked_fill(no_visible_key, 0.0)
+        assert torch.equal(fixed_up, expected)
+        assert torch.equal(tl.attention._fused_attention(q, k, v, mask, 0.0), expected)

@@ -128,8 +128,20 @@ def check_tensor(name: str, x: object, shape: str, rank: int | None = None, last
     return x
 
 
+def reads_values(x: Tensor) -> bool:
+    """Whether a check may read ``x``'s values: not on the ``meta`` device, whose tensors have none.
+
+    Reading a value brings it to the host: free on the CPU, a synchronisation on a GPU,
+    so the checks that read one do it once per call (one reduction, one transfer).
+    """
+    return x.device.type != "meta"
+
+
 def check_tokens(name: str, tokens: object, vocab_size: int) -> Tensor:
-    """Check a (B, T) tensor of integer token ids in [0, vocab_size)."""
+    """Check a (B, T) tensor of integer token ids in [0, vocab_size).
+
+    The id range is read from the tensor (one host read; skipped on the ``meta`` device).
+    """
     if not isinstance(tokens, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of integer token ids, shape (B, T), got {type(tokens).__name__}")
     if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
@@ -138,8 +150,8 @@ def check_tokens(name: str, tokens: object, vocab_size: int) -> Tensor:
         raise ValueError(f"{name} must have shape (B, T), got shape {tuple(tokens.shape)} (rank {tokens.dim()})")
     if tokens.shape[1] == 0:
         raise ValueError(f"{name} must hold at least one token per sequence, got shape {tuple(tokens.shape)}")
-    if tokens.numel() > 0:
-        low, high = int(tokens.min()), int(tokens.max())
+    if tokens.numel() > 0 and reads_values(tokens):
+        low, high = torch.stack(torch.aminmax(tokens)).tolist()  # one read from the device, not two
         if low < 0 or high >= vocab_size:
             raise ValueError(
                 f"{name} must hold ids in [0, {vocab_size}) (vocabulary size {vocab_size}), got ids from {low} to {high}"
@@ -153,7 +165,7 @@ def _float_mask_advice(mask: Tensor) -> str:
     attend_one = "a 0/1 mask with 1 = attend: convert with `mask.bool()`"
     blocked_one = "a 0/1 mask with 1 = blocked (torch.nn's convention): convert with `mask == 0`"
     values = mask.detach()
-    if values.is_floating_point() and values.device.type != "meta" and bool((values < 0).any()):
+    if values.is_floating_point() and reads_values(values) and bool((values < 0).any()):
         return f"Yours has negative entries, so it looks like {additive}"
     return f"If yours is {attend_one}; if it is {blocked_one}; if it is {additive}"
 

@@ -318,11 +318,15 @@ def _fused_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropo
 
     A row with no visible key is given every key (so the kernel stays finite in
     both passes) and its output is then set to zero, as in :func:`masked_softmax`.
+    Where no row is fully masked both steps change nothing. On the CPU the kernel
+    first asks whether any row is (a free read there, and the backward pass then
+    keeps two tensors fewer); on other devices the read would be a synchronisation
+    in every attention call (and ``meta`` has no values), so the steps run always.
     """
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
     no_visible_key = ~mask.any(dim=-1, keepdim=True)  # (..., Tq, 1)
-    if not bool(no_visible_key.any()):
+    if mask.device.type == "cpu" and not bool(no_visible_key.any()):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | no_visible_key, dropout_p=dropout_p)
     return out.masked_fill(no_visible_key, 0.0)

@@ -17,7 +17,7 @@ length"). Book: ch-training.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch import Tensor
@@ -131,6 +131,9 @@ class Batch:
         tgt_mask (B, 1, T, T). For a decoder-only model ``src`` and
         ``src_mask`` are None.
 
+    The tensors live on one device (the CPU unless :func:`collate` was given
+    another); ``batch.to(device)`` moves them all.
+
     Book: ch-training.
     """
 
@@ -141,14 +144,42 @@ class Batch:
     tgt_mask: Tensor
     pad_id: int = PAD_ID
     vocab_size: int | None = None  # size of the vocabulary the ids come from, if known
+    # counted by collate from the id lists, so n_tgt_tokens reads nothing from the device:
+    tgt_token_count: int | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return self.tgt_in.shape[0]
 
     @property
     def n_tgt_tokens(self) -> int:
-        """Number of target tokens to predict (non-padding positions of ``tgt_out``)."""
+        """Number of target tokens to predict (non-padding positions of ``tgt_out``).
+
+        Counted at collation when the batch comes from :func:`collate`; read from
+        ``tgt_out`` otherwise (a host read: a synchronisation on a GPU).
+        """
+        if self.tgt_token_count is not None:
+            return self.tgt_token_count
         return int((self.tgt_out != self.pad_id).sum())
+
+    def to(self, device: torch.device | str) -> Batch:
+        """The same batch with every tensor on ``device`` (ids stay ``torch.long``, features keep their dtype).
+
+        Tensors already there are kept, not copied; the target-token count goes along.
+
+        Args:
+            device: e.g. ``"cuda"``, ``torch.device("cuda", 1)``, ``"meta"``.
+
+        Book: ch-training.
+        """
+        if not isinstance(device, (torch.device, str)):
+            raise TypeError(f"device must be a torch.device or a string such as 'cuda', got {type(device).__name__}")
+        device = torch.device(device)
+
+        def move(x: Tensor | None) -> Tensor | None:
+            return None if x is None else x.to(device)
+
+        tgt_in, tgt_out, tgt_mask = self.tgt_in.to(device), self.tgt_out.to(device), self.tgt_mask.to(device)
+        return replace(self, src=move(self.src), tgt_in=tgt_in, tgt_out=tgt_out, src_mask=move(self.src_mask), tgt_mask=tgt_mask)
 
     def shard(self, rank: int, world_size: int) -> Batch:
         """Rows ``rank``-th of ``world_size`` near-equal contiguous chunks (for data parallelism).
@@ -173,6 +204,7 @@ class Batch:
             tgt_out=part(self.tgt_out),
             src_mask=None if self.src_mask is None else part(self.src_mask),
             tgt_mask=part(self.tgt_mask),
+            tgt_token_count=None,  # the shard's own count, read from its rows
         )
 
 
@@ -183,6 +215,8 @@ def collate(
     eos_id: int = EOS_ID,
     max_len: int | None = None,
     vocab_size: int | None = None,
+    *,
+    device: torch.device | str | None = None,
 ) -> Batch:
     """Pad a list of (source ids, target ids) pairs into a :class:`Batch`.
 
@@ -191,7 +225,11 @@ def collate(
         pad_id, bos_id, eos_id: the special ids (the :class:`Vocab` defaults).
         max_len: if given, refuse sources longer than ``max_len`` and targets
             whose ``tgt_in`` (target + 1) would be longer.
-        vocab_size: recorded in the batch so ``train`` can check it against the model.
+        vocab_size: recorded in the batch so ``train`` can check it against the model;
+            the ids (and the special ids) are checked to lie in [0, vocab_size) here,
+            on the host, where checking costs no device read.
+        device: where the batch's tensors are made (keyword-only; None: torch's default
+            device, the CPU unless changed). The target tokens are counted here too.
 
     Shape: B examples -> src (B, S), tgt_in/tgt_out (B, T) with T = longest target + 1.
     Paper: §3.1 ("output embeddings offset by one position"). Book: ch-training.
@@ -200,6 +238,13 @@ def collate(
         check_nonnegative_int(name, value)
     if max_len is not None:
         check_positive_int("max_len", max_len)
+    if vocab_size is not None:
+        check_positive_int("vocab_size", vocab_size)
+        for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id)):
+            if value >= vocab_size:
+                raise ValueError(f"{name} must be an id in [0, vocab_size={vocab_size}), got {value}")
+    if device is not None and not isinstance(device, (torch.device, str)):
+        raise TypeError(f"device must be a torch.device, a string such as 'cuda', or None, got {type(device).__name__}")
     if not isinstance(examples, Sequence) or len(examples) == 0:
         got = f"an empty {type(examples).__name__}" if isinstance(examples, Sequence) else type(examples).__name__
         raise ValueError(f"examples must be a non-empty sequence of (source, target) pairs, got {got}")
@@ -214,11 +259,19 @@ def collate(
                 f"examples[{i}] is longer than max_len={max_len}: source {len(source)} tokens, "
                 f"target {len(target)} + 1 tokens (with <bos>/<eos>)"
             )
+        if vocab_size is not None:
+            outside = [i for i in (*source, *target) if not 0 <= i < vocab_size]
+            if outside:
+                raise ValueError(
+                    f"examples[{i}] must hold ids in [0, vocab_size={vocab_size}), got {outside[0]!r}: "
+                    "the ids come from a larger vocabulary than the one given"
+                )
     S = max(len(s) for s, _ in examples)
     T = max(len(t) for _, t in examples) + 1
-    src = torch.tensor([[*s] + [pad_id] * (S - len(s)) for s, _ in examples])
-    tgt_in = torch.tensor([[bos_id, *t] + [pad_id] * (T - 1 - len(t)) for _, t in examples])  # shifted right
-    tgt_out = torch.tensor([[*t, eos_id] + [pad_id] * (T - 1 - len(t)) for _, t in examples])  # to predict
+    src = torch.tensor([[*s] + [pad_id] * (S - len(s)) for s, _ in examples], device=device)
+    tgt_in = torch.tensor([[bos_id, *t] + [pad_id] * (T - 1 - len(t)) for _, t in examples], device=device)  # shifted right
+    tgt_out = torch.tensor([[*t, eos_id] + [pad_id] * (T - 1 - len(t)) for _, t in examples], device=device)  # to predict
+    count = sum(token != pad_id for _, t in examples for token in (*t, eos_id))  # the non-padding entries of tgt_out
     return Batch(
         src=src,
         tgt_in=tgt_in,
@@ -227,6 +280,7 @@ def collate(
         tgt_mask=decoder_mask(tgt_in, pad_id),  # (B, 1, T, T)
         pad_id=pad_id,
         vocab_size=vocab_size,
+        tgt_token_count=count,
     )
 
 

@@ -333,7 +333,8 @@ def sample(
         prompt: the (B, P) token ids to continue, all of length P (no padding).
         max_new_tokens: tokens to add. temperature: > 0. top_k: keep this many tokens, or None for all.
         eos_id: if given, a sequence that samples it stops; ``pad_id`` follows.
-        generator: the torch.Generator to draw from (default: torch's global one).
+        generator: the torch.Generator to draw from (default: torch's global one); the draws
+            are made on its device, so a CPU generator serves a model on any device.
         use_cache: reuse past keys and values (for an ``lm`` with ``supports_cache``); same tokens.
 
     Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
@@ -364,7 +365,9 @@ def sample(
                 kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
                 logits = logits.masked_fill(logits < kth, float("-inf"))
             probs = logits.softmax(dim=-1)
-            next_token = torch.multinomial(probs, 1, generator=generator).squeeze(1)  # (B,)
+            if generator is not None and generator.device != probs.device:  # draw where the generator lives
+                probs = probs.to(generator.device)
+            next_token = torch.multinomial(probs, 1, generator=generator).squeeze(1).to(tokens.device)  # (B,)
             next_token = next_token.masked_fill(finished, pad_id)
             tokens = torch.cat([tokens, next_token[:, None]], dim=1)
             if eos_id is not None:

@@ -25,6 +25,16 @@ def unwrap(model: nn.Module) -> nn.Module:
     return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
 
 
+def model_device(model: nn.Module) -> torch.device:
+    """The device of ``model``'s first parameter (or buffer); the CPU for a model with neither.
+
+    Where ``train`` and ``evaluate`` put the batches they make or are given.
+    """
+    for tensor in (*model.parameters(), *model.buffers()):
+        return tensor.device
+    return torch.device("cpu")
+
+
 def check_config(config: object) -> TransformerConfig:
     """``config`` itself if it is a :class:`TransformerConfig`, else a TypeError naming what was given."""
     if not isinstance(config, TransformerConfig):

@@ -15,14 +15,18 @@ from torch import Tensor, nn
 from ._checks import check_bool, check_fraction, check_int, check_positive_int, check_tensor, check_tokens
 
 
-def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+def sinusoidal_table(
+    max_len: int, d_model: int, dtype: torch.dtype = torch.float32, *, device: torch.device | str | None = None
+) -> Tensor:
     """The sinusoidal position table of the paper.
 
     PE[pos, 2i] = sin(pos / 10000^(2i / d_model)),
     PE[pos, 2i + 1] = cos(pos / 10000^(2i / d_model)).
 
     The angles are computed in float64 and the table cast to ``dtype``, so the
-    float32 table is the correctly rounded one at every position.
+    float32 table is the correctly rounded one at every position. They are computed
+    on the CPU and the table then moved to ``device`` (None: the CPU), so it holds the
+    same numbers on every device.
 
     Shape: -> (max_len, d_model).
     Paper: §3.5. Book: ch-positions.
@@ -31,13 +35,14 @@ def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.floa
     check_positive_int("d_model", d_model)
     if d_model % 2 != 0:
         raise ValueError(f"d_model must be even (sin/cos pairs), got {d_model}")
-    position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
-    inv_freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (d_model / 2,)
+    cpu = torch.device("cpu")  # explicit, so that a torch.device("meta") context does not empty the table
+    position = torch.arange(max_len, dtype=torch.float64, device=cpu)[:, None]  # (max_len, 1)
+    inv_freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64, device=cpu) / d_model)  # (d_model / 2,)
     angles = position * inv_freq  # (max_len, d_model / 2)
-    table = torch.empty(max_len, d_model, dtype=torch.float64)
+    table = torch.empty(max_len, d_model, dtype=torch.float64, device=cpu)
     table[:, 0::2] = torch.sin(angles)
     table[:, 1::2] = torch.cos(angles)
-    return table.to(dtype)
+    return table.to(dtype=dtype, device=device)
 
 
 class SinusoidalPositionalEncoding(nn.Module):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_float, check_mask, check_positive_int, check_tensor, check_tokens
+from ._checks import check_float, check_mask, check_positive_int, check_tensor, check_tokens, reads_values
 from .attention import AdditiveAttention
 
 #: How many (H, ·) blocks each kind of cell stacks in its weight matrices.
@@ -332,7 +332,7 @@ class RNNSeq2Seq(nn.Module):
             return torch.ones(B, S, dtype=torch.bool, device=device)
         check_mask("src_mask", src_mask, (B, 1, 1, S), "(B, 1, 1, S)")
         mask = src_mask.expand(B, 1, 1, S).reshape(B, S)
-        if not bool(mask.any(dim=-1).all()):
+        if reads_values(mask) and not bool(mask.any(dim=-1).all()):
             raise ValueError("src_mask must mark at least one real source token per sequence")
         return mask
 

@@ -38,12 +38,13 @@ from ._checks import (
     check_nonnegative_int,
     check_positive,
     check_positive_int,
+    reads_values,
 )
 from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
-from .decoding import greedy_decode
+from .decoding import greedy_decode, sample
 from .masks import padding_mask
-from .model import DecoderOnlyLM, unwrap
+from .model import DecoderOnlyLM, model_device, unwrap
 from .variants import EncoderOnlyLM, VisionTransformer, mask_tokens
 
 # --- learning-rate schedule ------------------------------------------------------
@@ -144,13 +145,15 @@ class LabelSmoothingLoss(nn.Module):
         self.ignore_index = ignore_index
         self.reduction = reduction
 
-    def target_distribution(self, target: Tensor) -> Tensor:
+    def target_distribution(self, target: Tensor, *, dtype: torch.dtype | None = None) -> Tensor:
         """The smoothed distribution q for each target id; zero rows where ignored.
+
+        Made on ``target``'s device, in ``dtype`` (None: ``torch.get_default_dtype()``).
 
         Shape: target (...) -> (..., V).
         """
         keep = target != self.ignore_index
-        q = torch.full((*target.shape, self.vocab_size), self.smoothing / self.vocab_size)
+        q = torch.full((*target.shape, self.vocab_size), self.smoothing / self.vocab_size, dtype=dtype, device=target.device)
         q.scatter_add_(-1, target.clamp(0, self.vocab_size - 1)[..., None], torch.full_like(q[..., :1], 1 - self.smoothing))
         return q * keep[..., None]
 
@@ -167,10 +170,9 @@ class LabelSmoothingLoss(nn.Module):
             got = tuple(target.shape) if isinstance(target, Tensor) else type(target).__name__
             raise ValueError(f"target must be integer ids of shape {tuple(logits.shape[:-1])}, got {got}")
         keep = target != self.ignore_index
-        if bool(keep.any()):
+        if reads_values(target) and bool((keep & ((target < 0) | (target >= V))).any()):  # one host read
             low, high = int(target[keep].min()), int(target[keep].max())
-            if low < 0 or high >= V:
-                raise ValueError(f"target must hold ids in [0, {V}) or ignore_index={self.ignore_index}, got {low}..{high}")
+            raise ValueError(f"target must hold ids in [0, {V}) or ignore_index={self.ignore_index}, got {low}..{high}")
         log_p = logits.log_softmax(dim=-1)  # (..., V)
         nll = -log_p.gather(-1, target.clamp(0, V - 1)[..., None]).squeeze(-1)  # -log p(y)
         uniform = -log_p.mean(dim=-1)  # -(1/V) sum_k log p(k)
@@ -240,29 +242,82 @@ def evaluate(
 
     ``loss`` is the plain cross-entropy per target token (no smoothing, so
     exp(loss) is the perplexity); ``accuracy`` the fraction of examples whose
-    greedy output equals the target exactly, ``<eos>`` included.
+    greedy output equals the target exactly, ``<eos>`` included. The batches are
+    made on the model's device.
+
+    An encoder-decoder (``Transformer``, ``RNNSeq2Seq``) reads the source and
+    decodes the target with :func:`~transformer_lib.greedy_decode`. A
+    :class:`~transformer_lib.DecoderOnlyLM` reads one sequence, the source, ``<bos>``
+    and the target, and is scored on the target and ``<eos>``; its greedy output is
+    the continuation of the source and ``<bos>`` (:func:`~transformer_lib.sample` with
+    ``top_k=1``). Models that do not map token ids to token ids (``EncoderOnlyLM``,
+    ``VisionTransformer``, ``SpeechTransformer``, which reads features) raise a
+    ValueError: evaluate them with an ``eval_fn`` of your own.
 
     Book: ch-training.
     """
+    inner = unwrap(model)
+    decoder_only = isinstance(inner, DecoderOnlyLM)
+    if not decoder_only and not (hasattr(inner, "encode") and hasattr(inner, "decode")):
+        raise ValueError(
+            "model must be an encoder-decoder with encode() and decode() (Transformer, RNNSeq2Seq) or a DecoderOnlyLM, "
+            f"models that map token ids to token ids; got {type(inner).__name__}"
+        )
+    if getattr(inner, "n_features", None) is not None:
+        raise ValueError(
+            f"model must read token ids, as the (source ids, target ids) examples hold; got {type(inner).__name__}, "
+            "which reads features: evaluate it with an eval_fn of your own"
+        )
+    check_positive_int("batch_size", batch_size)
     if len(examples) == 0:
         raise ValueError("examples must hold at least one example, got an empty sequence")
-    was_training = model.training
-    model.eval()
+    device = model_device(inner)
+    was_training = inner.training
+    inner.eval()
     loss_sum, tokens, correct = 0.0, 0, 0
-    with torch.no_grad():
-        for start in range(0, len(examples), batch_size):
-            batch = collate(examples[start : start + batch_size], pad_id, bos_id, eos_id)
-            assert batch.src is not None  # collate always sets the source (for the type checker)
-            logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
-            token_losses = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=pad_id, reduction="sum")
-            loss_sum += float(token_losses)
-            tokens += batch.n_tgt_tokens
-            T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
-            output = greedy_decode(model, batch.src, T, bos_id, eos_id, src_mask=batch.src_mask, pad_id=pad_id)
-            output = F.pad(output, (0, T - output.shape[1]), value=pad_id)
-            correct += int((output == batch.tgt_out).all(dim=1).sum())
-    model.train(was_training)
+    try:
+        with torch.no_grad():
+            for group in _evaluation_batches(examples, batch_size, decoder_only):
+                batch = collate(group, pad_id, bos_id, eos_id, device=device)
+                assert batch.src is not None  # collate always sets the source (for the type checker)
+                T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
+                if decoder_only:
+                    logits, output = _lm_logits_and_greedy_output(inner, batch, eos_id, pad_id)
+                else:
+                    logits = inner(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
+                    output = greedy_decode(inner, batch.src, T, bos_id, eos_id, src_mask=batch.src_mask, pad_id=pad_id)
+                flat_logits, flat_targets = logits.flatten(0, 1), batch.tgt_out.flatten()
+                loss_sum += float(F.cross_entropy(flat_logits, flat_targets, ignore_index=pad_id, reduction="sum"))
+                tokens += batch.n_tgt_tokens
+                output = F.pad(output, (0, T - output.shape[1]), value=pad_id)
+                correct += int((output == batch.tgt_out).all(dim=1).sum())
+    finally:
+        inner.train(was_training)
     return {"loss": loss_sum / tokens, "accuracy": correct / len(examples)}
+
+
+def _evaluation_batches(examples: Sequence[Example], batch_size: int, same_source_length: bool) -> list[Sequence[Example]]:
+    """Consecutive slices of ``batch_size`` examples; for a decoder-only model, of sources of one length
+    (its prompts are then unpadded, so each sequence reads exactly its own tokens)."""
+    if not same_source_length:
+        return [examples[start : start + batch_size] for start in range(0, len(examples), batch_size)]
+    by_length: dict[int, list[Example]] = {}
+    for example in examples:
+        by_length.setdefault(len(example[0]), []).append(example)
+    return [group[start : start + batch_size] for group in by_length.values() for start in range(0, len(group), batch_size)]
+
+
+def _lm_logits_and_greedy_output(lm: nn.Module, batch: Batch, eos_id: int, pad_id: int) -> tuple[Tensor, Tensor]:
+    """A decoder-only model on a batch of equal-length sources: the logits (B, T, V) of the target
+    positions, and its greedy continuation (B, <= T) of the source and ``<bos>``."""
+    assert batch.src is not None
+    P, T = batch.src.shape[1], batch.tgt_out.shape[1]
+    sequence = torch.cat([batch.src, batch.tgt_in], dim=1)  # (B, P + T): source, <bos>, target, padding after
+    logits = lm(sequence)[:, P:]  # from <bos> on, each position predicts the next target token
+    # top_k=1 is greedy decoding: one token keeps all the probability, so the draw is certain
+    no_randomness = torch.Generator().manual_seed(0)  # a generator of its own: the global random state is untouched
+    continued = sample(lm, sequence[:, : P + 1], T, top_k=1, eos_id=eos_id, generator=no_randomness, pad_id=pad_id)
+    return logits, continued[:, P + 1 :]
 
 
 # --- batch losses: the step that turns a batch into (loss_sum, count) ----------------
@@ -502,6 +557,20 @@ def _shard(batch: Any, rank: int, world: int) -> Any:
     )
 
 
+def _to_device(batch: Any, device: torch.device) -> Any:
+    """``batch`` with its tensors on ``device``: ``batch.to`` for a Batch, and the tensors of a tuple/list/dict.
+
+    Anything else (a batch ``batch_loss`` knows how to read) is passed on as it is.
+    """
+    if isinstance(batch, (Batch, Tensor)):
+        return batch.to(device)
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_to_device(x, device) for x in batch)
+    if isinstance(batch, Mapping):
+        return {k: _to_device(v, device) for k, v in batch.items()}
+    return batch
+
+
 def _resume(path, inner, optimizer, scheduler, batches, generator, rank):
     """Restore model, optimizer, schedule, data stream and random states; returns (step, history, batches)."""
     state = load_checkpoint(path, model=inner, optimizer=optimizer, scheduler=scheduler)
@@ -554,7 +623,7 @@ def _step(net, inner, optimizer, scheduler, batch, batch_loss, clip_grad_norm, s
     if not isinstance(loss_sum, Tensor) or loss_sum.dim() != 0:
         raise TypeError(f"batch_loss must return (loss_sum, count) with loss_sum a 0-dim tensor, got {loss_sum!r:.60}")
     if world > 1:  # every rank needs the global count
-        counts = torch.tensor([count], dtype=torch.long)
+        counts = torch.tensor([count], dtype=torch.long, device=loss_sum.device)  # where the backend reduces
         dist.all_reduce(counts)
         count = int(counts)
     if count <= 0:
@@ -603,6 +672,7 @@ def train(
     resume: bool = False,
     generator: torch.Generator | None = None,
     progress: bool | None = None,
+    device: torch.device | str | None = None,
 ) -> TrainHistory:
     """Train ``model`` for ``steps`` updates (in total, counting any resumed ones).
 
@@ -640,6 +710,10 @@ def train(
             bit for bit that of an uninterrupted run (same thread count and world size).
         generator: a torch.Generator the batches draw from; its state is checkpointed.
         progress: a tqdm bar on stderr; None shows it only when stderr is a terminal.
+        device: where to train: the model is moved there (``model.to(device)``, before the first
+            step) and so is every batch (:meth:`Batch.to <transformer_lib.data.Batch.to>`, or the
+            tensors of a tuple/list/dict). None: the model's device, where the batches are moved.
+            Build the optimizer after moving the model, or move it before any step has made state.
 
     Returns:
         the :class:`TrainHistory` of all steps (resumed ones included); ``tokens`` holds each step's count.
@@ -655,6 +729,8 @@ def train(
     if clip_grad_norm is not None:
         check_positive("clip_grad_norm", clip_grad_norm)
     check_bool("resume", resume)
+    if device is not None and not isinstance(device, (torch.device, str)):
+        raise TypeError(f"device must be a torch.device, a string such as 'cuda', or None, got {type(device).__name__}")
     if resume and checkpoint_dir is None:
         raise ValueError("resume=True needs checkpoint_dir, the folder holding checkpoint.pt")
     if batch_loss is not None and loss_fn is not None:
@@ -663,6 +739,9 @@ def train(
         raise TypeError(f"batch_loss must be a function (model, batch) -> (loss_sum, count), got {type(batch_loss).__name__}")
     rank, world = _world()
     inner = unwrap(model)
+    if device is not None:
+        inner.to(device)  # in place: the optimizer's parameters are these ones
+    target_device = model_device(inner)
     if batch_loss is None:
         batch_loss = default_batch_loss(inner, loss_fn)
     batch_type = getattr(batch_loss, "batch_type", None)
@@ -683,6 +762,7 @@ def train(
                 batch = source(step) if callable(source) else next(source)
             except StopIteration:
                 raise ValueError(f"batches ran out after {step} batches; steps={steps} needs more") from None
+            batch = _to_device(batch, target_device)
             _check_batch(batch, step, config, batch_type)
             if loss_fn is not None and isinstance(batch, Batch):
                 _check_loss_fn(loss_fn, batch.pad_id)

@@ -94,12 +94,13 @@ def mask_tokens(
     eligible = torch.ones_like(tokens, dtype=torch.bool)
     for special in special_ids:
         eligible &= tokens != special
-    draws = torch.rand(tokens.shape, generator=generator)  # one uniform number per position
+    # drawn on the generator's device (the same numbers whatever the tokens' device), then moved to the tokens'
+    draws = torch.rand(tokens.shape, generator=generator, device=generator.device).to(tokens.device)  # one per position
     chosen = eligible & (draws < p)
     # split the chosen ones 80 / 10 / 10 by where their draw falls inside [0, p)
     to_mask = chosen & (draws < 0.8 * p)
     to_random = chosen & (draws >= 0.8 * p) & (draws < 0.9 * p)
-    random_tokens = torch.randint(0, vocab_size, tokens.shape, generator=generator)
+    random_tokens = torch.randint(0, vocab_size, tokens.shape, generator=generator, device=generator.device).to(tokens.device)
     inputs = torch.where(to_mask, torch.full_like(tokens, mask_id), tokens)
     inputs = torch.where(to_random, random_tokens, inputs)
     labels = torch.where(chosen, tokens, torch.full_like(tokens, ignore_index))

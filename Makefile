@@ -20,7 +20,7 @@ NOTEBOOKS ?= $(sort $(wildcard book/*.ipynb))
 # One thread per kernel: results stay identical across machines, and xdist runs two kernels on two cores.
 export OMP_NUM_THREADS := 1
 # AVX2 kernels in ATen and oneDNN on every x86-64 CPU, AVX-512 ones included, so that outputs committed on one
-# machine reproduce on another (tl.deterministic sets the same in each chapter; see tl.portable_numerics).
+# machine reproduce on another (bk.deterministic sets the same in each chapter; see tl.portable_numerics).
 export ATEN_CPU_CAPABILITY := avx2
 export ONEDNN_MAX_CPU_ISA := AVX2
 export PYDEVD_DISABLE_FILE_VALIDATION := 1

@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
     torch.manual_seed(0)
-    task = tl.data.make_task("copy")
+    task = tl.make_task("copy")
     config = tl.TransformerConfig.tiny(dropout=0.0, src_vocab_size=len(task.vocab), tgt_vocab_size=len(task.vocab))
     model = tl.Transformer(config)
     batch = next(task.batches(args.max_tokens, seed=0))

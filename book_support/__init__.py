@@ -38,6 +38,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted([*__all__, "plotting"])  # plotting too, though not star-imported (that would apply its style)
+
+
 __all__ = [
     "claims",
     "cpu_seconds",
@@ -50,7 +54,6 @@ __all__ = [
     "graph_path_lengths",
     "graphs",
     "notebook",
-    "plotting",
     "rounded",
     "source",
     "state_gradient_norms",

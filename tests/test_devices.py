@@ -194,6 +194,33 @@ def test_train_moves_tuple_batches_to_the_models_device():
     assert seen == ["cpu", "cpu"] and len(history.losses) == 2
 
 
+def test_train_keeps_the_callers_own_batch_objects():
+    # a review found that moving batches rebuilt a NamedTuple from a generator (a TypeError) and turned a dict
+    # subclass into a dict; a batch already on the model's device must reach batch_loss as it was given
+    from typing import NamedTuple
+
+    class LMBatch(NamedTuple):
+        inputs: torch.Tensor
+        targets: torch.Tensor
+
+    class Tagged(dict):
+        pass
+
+    torch.manual_seed(0)
+    lm = tl.DecoderOnlyLM(_config()).double()
+    tokens = torch.randint(4, V, (8, 6))
+    named, tagged = LMBatch(tokens[:, :-1], tokens[:, 1:]), Tagged(inputs=tokens[:, :-1], targets=tokens[:, 1:])
+    seen = []
+
+    def batch_loss(model, batch):
+        seen.append(batch)
+        inputs, targets = (batch.inputs, batch.targets) if isinstance(batch, LMBatch) else (batch["inputs"], batch["targets"])
+        return tl.training.lm_loss()(model, (inputs, targets))
+
+    tl.train(lm, torch.optim.SGD(lm.parameters(), lr=0.1), [named, tagged], 2, batch_loss=batch_loss, progress=False)
+    assert seen[0] is named and seen[1] is tagged
+
+
 # --- evaluate: every model train accepts ------------------------------------------
 
 

@@ -292,3 +292,16 @@ def test_what_cannot_be_converted_is_refused_by_name():
         to_marian(tl.Transformer(config), pad_id=V, eos_id=EOS)
     with pytest.raises(TypeError, match=r"ours must be a transformer_lib.Transformer, got DecoderOnlyLM"):
         to_marian(tl.DecoderOnlyLM(config), pad_id=PAD, eos_id=EOS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_a_half_precision_marian_loads(dtype):
+    # a review found float16 and bfloat16 models refused as 'not the sinusoidal table' (their table is the
+    # sinusoids rounded to the model's precision); the check allows that rounding and nothing more
+    hf = _marian().to(dtype)
+    ours = from_marian(hf)
+    assert ours.output_projection.weight.dtype == dtype
+    with torch.no_grad():
+        hf.model.encoder.embed_positions.weight.add_(0.1)
+    with pytest.raises(ValueError, match=r"embed_positions.weight is not the sinusoidal table"):
+        from_marian(hf)

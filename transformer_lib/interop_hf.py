@@ -40,7 +40,8 @@ from .positional import sinusoidal_table
 _HF_ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "swish": "silu", "silu": "silu"}
 _MARIAN_ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "silu": "swish"}  # the library's -> Marian's (opus-mt says swish)
 _MARIAN_LAYER_NORM_EPS = 1e-5  # Marian builds nn.LayerNorm(d_model) with torch's default eps; its config has no field
-_POSITION_TOLERANCE = 1e-6  # Marian's table is float32 (rounded by up to 6e-8); a different table is refused
+# Marian's table is float32 (rounded by up to 6e-8) or the model's half precision; a different table is refused
+_POSITION_TOLERANCE = 1e-6
 
 
 def marian_permutation(d_model: int) -> Tensor:
@@ -233,9 +234,11 @@ def _check_marian_positions(table: Tensor, perm: Tensor, key: str) -> None:
     """Refuse a Marian position table that is not the sinusoids (the library computes its own)."""
     expected = sinusoidal_table(table.shape[0], table.shape[1], dtype=torch.float64)
     gap = float((table.detach().cpu().double()[:, perm] - expected).abs().max())
-    if gap > _POSITION_TOLERANCE:
+    # values in [-1, 1] rounded to the table's dtype: a float16 or bfloat16 model's table is off by half its eps
+    tolerance = max(_POSITION_TOLERANCE, torch.finfo(table.dtype).eps) if table.is_floating_point() else _POSITION_TOLERANCE
+    if gap > tolerance:
         raise ValueError(
-            f"{key} is not the sinusoidal table (largest difference {gap:.3g} > {_POSITION_TOLERANCE:g}); "
+            f"{key} is not the sinusoidal table (largest difference {gap:.3g} > {tolerance:g}); "
             "the library cannot load a different position table"
         )
 

@@ -565,9 +565,13 @@ def _to_device(batch: Any, device: torch.device) -> Any:
     if isinstance(batch, (Batch, Tensor)):
         return batch.to(device)
     if isinstance(batch, (tuple, list)):
-        return type(batch)(_to_device(x, device) for x in batch)
+        moved = [_to_device(x, device) for x in batch]
+        if all(new is old for new, old in zip(moved, batch, strict=True)):
+            return batch  # already there: the caller's own object (a NamedTuple, a list subclass) is kept
+        return type(batch)(*moved) if hasattr(batch, "_fields") else type(batch)(moved)
     if isinstance(batch, Mapping):
-        return {k: _to_device(v, device) for k, v in batch.items()}
+        moved_items = {k: _to_device(v, device) for k, v in batch.items()}
+        return batch if all(moved_items[k] is v for k, v in batch.items()) else moved_items
     return batch
 
 

@@ -419,3 +419,37 @@ def test_the_rounding_noise_check_can_fail():
     assert tiny_values_with_digits({"cells": [cell(uncounted + "print(g)", "5.3e-21")]}) != []
     ignored = cell("# NBVAL_IGNORE_OUTPUT\nprint(d)", "2.220e-16")
     assert tiny_values_with_digits({"cells": [ignored]}) == []
+
+
+# --- the chapters' imports of the two packages (a review found chapters 13 and 15 importing a moved module) ---
+
+
+def package_imports(notebook: dict) -> list[str]:
+    """Every module of transformer_lib or book_support that a code cell imports, as written."""
+    found = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "\n".join(line for line in "".join(cell["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(source)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            found += [n for n in names if n.split(".")[0] in ("transformer_lib", "book_support")]
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_package_module_a_chapter_imports_exists(path):
+    import importlib.util
+
+    missing = sorted({name for name in package_imports(json.loads(path.read_text())) if importlib.util.find_spec(name) is None})
+    assert not missing, f"{path.name} imports modules that do not exist: {missing}"
+
+
+def test_the_import_check_can_fail():
+    import importlib.util
+
+    cell = {"cell_type": "code", "source": ["import transformer_lib.plotting  # moved\nfrom book_support.claims import below\n"]}
+    assert package_imports({"cells": [cell]}) == ["transformer_lib.plotting", "book_support.claims"]
+    assert importlib.util.find_spec("transformer_lib.plotting") is None

@@ -84,16 +84,16 @@ def test_unroll_list_input_equals_tensor_input():
 @pytest.mark.parametrize("kind", ["elman", "lstm", "gru"])
 @pytest.mark.parametrize(("n_in", "n_hidden"), [(1, 1), (5, 7), (512, 512), (300, 128)])
 def test_parameter_count_formula(kind, n_in, n_hidden):
-    expected = tl.cell_parameter_count(kind, n_in, n_hidden)
+    expected = tl.counting.recurrent_cell_parameters(n_in, n_hidden, kind)
     assert sum(p.numel() for p in tl.make_cell(kind, n_in, n_hidden).parameters()) == expected
     assert sum(p.numel() for p in TORCH_CELLS[kind](n_in, n_hidden).parameters()) == expected
     assert tl.count_parameters(tl.make_cell(kind, n_in, n_hidden)) == expected
 
 
 def test_parameter_count_ratios():
-    elman = tl.cell_parameter_count("elman", 64, 32)
-    assert tl.cell_parameter_count("lstm", 64, 32) == 4 * elman
-    assert tl.cell_parameter_count("gru", 64, 32) == 3 * elman
+    elman = tl.counting.recurrent_cell_parameters(64, 32, "elman")
+    assert tl.counting.recurrent_cell_parameters(64, 32, "lstm") == 4 * elman
+    assert tl.counting.recurrent_cell_parameters(64, 32, "gru") == 3 * elman
 
 
 def test_forget_bias_sets_the_total_forget_bias():
@@ -128,8 +128,8 @@ def test_construction_bad_input():
         tl.GRUCell(2.0, H)
     with pytest.raises(ValueError, match="kind must be one of"):
         tl.make_cell("rnn", D_IN, H)
-    with pytest.raises(ValueError, match="kind must be one of"):
-        tl.cell_parameter_count("transformer", D_IN, H)
+    with pytest.raises(ValueError, match="cell must be one of"):
+        tl.counting.recurrent_cell_parameters(D_IN, H, "transformer")
     with pytest.raises(TypeError, match="cell must be"):
         tl.RecurrentLayer(nn.RNNCell(D_IN, H))
 

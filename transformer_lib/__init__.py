@@ -67,7 +67,6 @@ from .rnn import (
     LSTMCell,
     RecurrentLayer,
     RNNSeq2Seq,
-    cell_parameter_count,
     make_cell,
 )
 from .tasks import make_task
@@ -123,7 +122,6 @@ __all__ = [
     "bleu",
     "capture_attention",
     "causal_mask",
-    "cell_parameter_count",
     "checkpoint",
     "classification_loss",
     "collate",

@@ -23,9 +23,10 @@ from torch import Tensor, nn
 
 from ._checks import check_float, check_mask, check_positive_int, check_tensor, check_tokens, reads_values
 from .attention import AdditiveAttention
+from .counting import RECURRENT_GATE_BLOCKS
 
 #: How many (H, ·) blocks each kind of cell stacks in its weight matrices.
-GATE_BLOCKS = {"elman": 1, "gru": 3, "lstm": 4}
+GATE_BLOCKS = RECURRENT_GATE_BLOCKS  # one table, in counting.py, for the cells and their parameter count
 
 LSTMState = tuple[Tensor, Tensor]
 
@@ -193,18 +194,6 @@ _CELLS: dict[str, type[_RecurrentCell]] = {"elman": ElmanCell, "lstm": LSTMCell,
 def make_cell(kind: str, input_size: int, hidden_size: int) -> ElmanCell | LSTMCell | GRUCell:
     """A freshly initialised cell of the given kind: ``"elman"``, ``"lstm"`` or ``"gru"``."""
     return _CELLS[_check_kind(kind)](input_size, hidden_size)  # type: ignore[return-value]
-
-
-def cell_parameter_count(kind: str, input_size: int, hidden_size: int) -> int:
-    """Parameters of one cell, from the shapes: blocks * (H*I + H*H + 2H).
-
-    Elman has 1 block, GRU 3 and LSTM 4 (two bias vectors each, as in torch),
-    so an LSTM has exactly 4 and a GRU exactly 3 times the parameters of an
-    Elman cell of the same sizes. Equals ``sum(p.numel())`` of the cell (tested).
-    """
-    blocks = GATE_BLOCKS[_check_kind(kind)]
-    input_size, hidden_size = _check_size("input_size", input_size), _check_size("hidden_size", hidden_size)
-    return blocks * (hidden_size * input_size + hidden_size * hidden_size + 2 * hidden_size)
 
 
 def hidden_of(state: Tensor | LSTMState) -> Tensor:

@@ -114,35 +114,6 @@ def lr_curve(steps, rates: Mapping[str, Sequence[float]] | Sequence[float], ax: 
     return ax
 
 
-def line_plot(
-    x,
-    curves: Mapping[str, Sequence[float]],
-    xlabel: str,
-    ylabel: str,
-    ax: Axes | None = None,
-    logx: bool = False,
-    logy: bool = False,
-    title: str | None = None,
-    marker: str | None = "o",
-) -> Axes:
-    """Several named curves over the same x values, with optional log axes."""
-    ax = _axes(ax, (6.0, 3.8))
-    for name, curve in curves.items():
-        ax.plot(_array(x), _array(curve), marker=marker, label=name)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if logx:
-        ax.set_xscale("log", base=2)
-    if logy:
-        ax.set_yscale("log")
-    if len(curves) > 1:
-        ax.legend()
-    if title:
-        ax.set_title(title)
-    ax.grid(alpha=0.3)
-    return ax
-
-
 def loss_curves(curves: Mapping[str, Sequence[float]], ax: Axes | None = None, logy: bool = False) -> Axes:
     """Training curves (loss per step) by name."""
     ax = _axes(ax, (6.0, 3.8))

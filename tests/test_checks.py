@@ -46,9 +46,6 @@ def test_check_float_bounds_open_and_closed():
         _checks.check_fraction("dropout", 1.0)
     with pytest.raises(ValueError, match=r"^dropout must be in \[0, 1\), got -0.1$"):
         _checks.check_fraction("dropout", -0.1)
-    assert _checks.check_probability("p", 1.0) == 1.0
-    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
-        _checks.check_probability("p", 1.5)
     with pytest.raises(ValueError, match=r"^temperature must be > 0, got 0$"):
         _checks.check_positive("temperature", 0)
     assert _checks.check_nonnegative("alpha", 0) == 0.0

@@ -85,11 +85,6 @@ def check_nonnegative(name: str, value: object) -> float:
     return check_float(name, value, low=0.0)
 
 
-def check_probability(name: str, value: object) -> float:
-    """Check that ``value`` is a probability in [0, 1]."""
-    return check_float(name, value, low=0.0, high=1.0)
-
-
 def check_fraction(name: str, value: object) -> float:
     """Check that ``value`` is in [0, 1): a dropout rate or a label-smoothing epsilon (1 would drop everything)."""
     return check_float(name, value, low=0.0, high=1.0, high_open=True)

@@ -383,13 +383,6 @@ class Derivation:
             lines += wrap(f"  {number}. {mark}{step.label()}: {step.claim}", "       ")
         return "\n".join(lines)
 
-    def kind_counts(self) -> dict[str, int]:
-        """How many steps of each kind."""
-        counts: dict[str, int] = {}
-        for step in self.steps:
-            counts[step.kind] = counts.get(step.kind, 0) + 1
-        return counts
-
 
 _REGISTRY: dict[str, Callable[[], Derivation]] = {}
 

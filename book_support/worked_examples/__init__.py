@@ -32,12 +32,8 @@ from .compare import (
     NOT_DERIVABLE,
     STATUSES,
     WRONG,
-    Row,
     compare_number,
-    compare_row,
-    comparison_table,
     printed_unit,
-    status_counts,
 )
 from .exact import (
     evaluate,
@@ -98,14 +94,11 @@ __all__ = [
     "Example003",
     "Printed000",
     "Printed003",
-    "Row",
     "Values",
     "WorkedAudit",
     "build_model_000",
     "build_model_003",
     "compare_number",
-    "compare_row",
-    "comparison_table",
     "evaluate",
     "exact",
     "exact_attention",
@@ -127,5 +120,4 @@ __all__ = [
     "record_activations",
     "refresh_sinusoidal_tables",
     "simplified",
-    "status_counts",
 ]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTER = ROOT / "book" / "ch09_model.ipynb"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 

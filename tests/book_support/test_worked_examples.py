@@ -218,43 +218,16 @@ def test_compare_number(printed, value, status):
     assert wx.compare_number(printed, value) == status
 
 
-def test_compare_row_printed_unit_and_row():
+def test_printed_unit_and_compare_number():
     assert wx.printed_unit("0.150") == pytest.approx(1e-3)
     assert wx.printed_unit("2.65e-5") == pytest.approx(1e-7)
     assert wx.printed_unit("125") == 1
-    assert wx.compare_row(["0.3", "2.8"], [0.3, 2.8]) == wx.AGREES
-    assert wx.compare_row(["0.1", "0.2", "0.7"], [0.176, 0.238, 0.586]) == "wrong (2 of 3)"  # 0.238 rounds to 0.2
-    assert wx.compare_row(["0.1", "0.7"], [0.176, 0.586]) == wx.WRONG
-    assert wx.compare_row(["0.3", "0.1"], [0.3, 0.176]) == "wrong (1 of 2)"
-    assert wx.compare_row(["0.73", "0.3"], [0.7271, 0.3]) == wx.AGREES_TO_ROUNDING
+    assert wx.compare_number("0.3", 0.3) == wx.AGREES
+    assert wx.compare_number("0.2", 0.238) == wx.AGREES_TO_ROUNDING  # 0.238 printed to one digit is 0.2
+    assert wx.compare_number("0.1", 0.176) == wx.WRONG  # 0.176 rounds to 0.2
+    assert wx.compare_number("0.73", 0.7271) == wx.AGREES_TO_ROUNDING
     with pytest.raises(TypeError, match="as text"):
         wx.compare_number(0.3, 0.3)
-    row = wx.Row("head 2", ["2.48", "0.65"], [2.5307, 0.6681], override=wx.ASSUMED)
-    assert row.status == wx.ASSUMED
-    with pytest.raises(ValueError, match="prints 2 numbers but the library value has 3"):
-        wx.Row("x", ["1", "2"], [1, 2, 3])
-    with pytest.raises(ValueError, match="override must be None"):
-        wx.Row("x", ["1"], [1], override="fine")
-
-
-def test_comparison_table_and_counts():
-    rows = [
-        wx.Row("Q row 1", ["0.3", "2.8"], torch.tensor([0.3, 2.8], dtype=F64)),
-        wx.Row("weights", ["0.1", "0.9"], [0.176, 0.824], note="softmax"),
-        wx.Row("head 2", ["2.48"], [2.5307], override=wx.ASSUMED),
-    ]
-    table = wx.comparison_table(rows)
-    lines = table.splitlines()
-    assert lines[0].split() == ["quantity", "source", "library", "status", "note"]
-    assert "0.3000 2.8000" in lines[2] and lines[2].rstrip().endswith("agrees")
-    assert "wrong" in lines[3] and "softmax" in lines[3]
-    assert wx.status_counts(rows) == {
-        wx.AGREES: 2,
-        wx.AGREES_TO_ROUNDING: 0,
-        wx.WRONG: 2,
-        wx.ASSUMED: 1,
-        wx.NOT_DERIVABLE: 0,
-    }
 
 
 # --- the two example models ---

@@ -78,7 +78,7 @@ def main() -> None:
         for length in args.lengths:
 
             def run(use_cache, length=length, model=model, src=src):
-                return tl.greedy_decode(model, src, length, bos_id=1, eos_id=-1, use_cache=use_cache)
+                return tl.greedy_decode(model, src, max_new_tokens=length, bos_id=1, eos_id=-1, use_cache=use_cache)
 
             same = torch.equal(run(True), run(False))  # also a warm-up of both paths
             result = time_pair(lambda: run(False), lambda: run(True), args.rounds, clock)

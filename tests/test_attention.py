@@ -13,7 +13,7 @@ def test_explicit_formula_on_a_small_example():
     q = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
     k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     v = torch.tensor([[1.0], [2.0], [3.0]])
-    out, weights = tl.scaled_dot_product_attention(q, k, v)
+    out, weights = tl.attend(q, k, v)
     scores = torch.tensor([[1.0, 0.0, 1.0], [0.0, 2.0, 2.0]]) / math.sqrt(2)
     expected_weights = scores.exp() / scores.exp().sum(-1, keepdim=True)
     torch.testing.assert_close(weights, expected_weights)
@@ -24,7 +24,7 @@ def test_equals_torch_functional_sdpa():
     q, k, v = (torch.randn(2, 3, 5, 8, dtype=torch.float64) for _ in range(3))
     mask = torch.rand(2, 1, 5, 5) > 0.3
     mask[..., 0] = True  # every row sees a key, so torch gives no NaN
-    out, _ = tl.scaled_dot_product_attention(q, k, v, mask)
+    out, _ = tl.attend(q, k, v, mask)
     torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), atol=1e-12, rtol=1e-12)
 
 
@@ -32,7 +32,7 @@ def test_weights_are_a_convex_combination():
     q, k, v = torch.randn(4, 6, 16), torch.randn(4, 9, 16), torch.randn(4, 9, 3)
     mask = torch.rand(4, 6, 9) > 0.5
     mask[:, :, 0] = True
-    _, weights = tl.scaled_dot_product_attention(q, k, v, mask)
+    _, weights = tl.attend(q, k, v, mask)
     assert (weights >= 0).all()
     torch.testing.assert_close(weights.sum(-1), torch.ones(4, 6))
     assert (weights[~mask] == 0).all()
@@ -60,7 +60,7 @@ def test_functional_fully_masked_row_and_gradient():
     k, v = torch.randn(5, 4), torch.randn(5, 2)
     mask = torch.ones(3, 5, dtype=torch.bool)
     mask[1] = False
-    out, weights = tl.scaled_dot_product_attention(q, k, v, mask)
+    out, weights = tl.attend(q, k, v, mask)
     assert (out[1] == 0).all() and (weights[1] == 0).all()
     out.sum().backward()
     assert torch.isfinite(q.grad).all() and (q.grad[1] == 0).all()
@@ -101,7 +101,7 @@ def test_multi_head_equals_independent_heads():
         q = x @ mha.q_proj.weight[rows].T + mha.q_proj.bias[rows]
         k = x @ mha.k_proj.weight[rows].T + mha.k_proj.bias[rows]
         v = x @ mha.v_proj.weight[rows].T + mha.v_proj.bias[rows]
-        heads.append(tl.scaled_dot_product_attention(q, k, v)[0])
+        heads.append(tl.attend(q, k, v)[0])
     expected = mha.out_proj(torch.cat(heads, dim=-1))
     torch.testing.assert_close(out, expected, atol=1e-12, rtol=1e-12)
 

@@ -62,7 +62,7 @@ def test_float_or_integer_mask_refused(mha, dtype):
     with pytest.raises(TypeError, match=r"mask must have dtype torch.bool.*True = may attend"):
         mha(x, x, x, mask=torch.zeros(5, 5, dtype=dtype))
     with pytest.raises(TypeError, match=r"mask must have dtype torch.bool"):
-        tl.scaled_dot_product_attention(x, x, x, torch.zeros(5, 5, dtype=dtype))
+        tl.attend(x, x, x, torch.zeros(5, 5, dtype=dtype))
 
 
 def test_non_integer_token_ids(model):
@@ -90,7 +90,7 @@ def test_empty_sequences(model, mha):
         x = torch.randn(2, 0, 16)
         mha(x, x, x)
     with pytest.raises(ValueError, match=r"empty sequence"):
-        tl.scaled_dot_product_attention(torch.randn(0, 4), torch.randn(3, 4), torch.randn(3, 4))
+        tl.attend(torch.randn(0, 4), torch.randn(3, 4), torch.randn(3, 4))
 
 
 def test_sequence_longer_than_max_len(model):
@@ -100,11 +100,11 @@ def test_sequence_longer_than_max_len(model):
 
 def test_functional_shape_mismatch():
     with pytest.raises(ValueError, match=r"q and k must share d_k"):
-        tl.scaled_dot_product_attention(torch.randn(3, 4), torch.randn(3, 5), torch.randn(3, 5))
+        tl.attend(torch.randn(3, 4), torch.randn(3, 5), torch.randn(3, 5))
     with pytest.raises(ValueError, match=r"k and v must have the same length Tk"):
-        tl.scaled_dot_product_attention(torch.randn(3, 4), torch.randn(3, 4), torch.randn(2, 4))
+        tl.attend(torch.randn(3, 4), torch.randn(3, 4), torch.randn(2, 4))
     with pytest.raises(TypeError, match=r"q must be a torch.Tensor"):
-        tl.scaled_dot_product_attention([[1.0]], torch.randn(1, 1), torch.randn(1, 1))
+        tl.attend([[1.0]], torch.randn(1, 1), torch.randn(1, 1))
 
 
 def test_bad_config_values():

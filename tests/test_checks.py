@@ -140,8 +140,8 @@ MODEL_MISTAKES = [
     ("PositionwiseFeedForward(8.0, 16)", lambda: tl.PositionwiseFeedForward(8.0, 16), TypeError, "d_model"),  # was torch's
     ("PositionwiseFeedForward(0, 16)", lambda: tl.PositionwiseFeedForward(0, 16), ValueError, "d_model"),  # was accepted
     pytest.param(
-        "length_penalty(3, -1)",
-        lambda: tl.length_penalty(3, -1),
+        "gnmt_length_penalty(3, -1)",
+        lambda: tl.gnmt_length_penalty(3, -1),
         ValueError,
         "alpha",
     ),  # accepted

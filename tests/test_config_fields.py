@@ -317,9 +317,11 @@ LENGTH_TABLE = {(): {EOS: 0.5, A: 0.5}, (A,): {EOS: 0.9, B: 0.1}, (A, B): {EOS: 
 def test_the_length_penalty_decides_the_winner(alpha, winner):
     """Fails if a finished hypothesis is ranked with the current step's length instead of its own,
     if the penalty is applied to the wrong length, or if the final ranking forgets the penalty."""
-    out = tl.beam_search(TableModel(LENGTH_TABLE), torch.tensor([[A]]), 5, BOS, EOS, beam_size=2, length_penalty=alpha)
+    out = tl.beam_search(
+        TableModel(LENGTH_TABLE), torch.tensor([[A]]), bos_id=BOS, eos_id=EOS, max_new_tokens=5, beam_size=2, alpha=alpha
+    )
     assert out.tolist() == [winner]
-    short, long = math.log(0.5), math.log(0.45) / tl.length_penalty(2, alpha).item()
+    short, long = math.log(0.5), math.log(0.45) / tl.gnmt_length_penalty(2, alpha).item()
     assert (long > short) == (winner[0] == A)  # the table's arithmetic, computed
 
 
@@ -327,6 +329,41 @@ def test_beam_search_keeps_a_finished_hypothesis_while_others_grow():
     # "<eos>" (0.4) finishes at step 1; "A ..." grows to "A B C <eos>" whose total is 0.6 * 0.9^3 = 0.437 > 0.4
     table = {(): {EOS: 0.4, A: 0.6}, (A,): {B: 0.9, EOS: 0.1}, (A, B): {C: 0.9, EOS: 0.1}, (A, B, C): {EOS: 0.9, A: 0.1}}
     model = TableModel(table)
-    assert tl.beam_search(model, torch.tensor([[A]]), 6, BOS, EOS, beam_size=2, length_penalty=0.0)[0].tolist() == [A, B, C, EOS]
+    assert tl.beam_search(model, torch.tensor([[A]]), bos_id=BOS, eos_id=EOS, max_new_tokens=6, beam_size=2, alpha=0.0)[
+        0
+    ].tolist() == [A, B, C, EOS]
     # cut at max_len=2: the unfinished "A B" (0.54) is ranked with the finished "<eos>" (0.4) and wins
-    assert tl.beam_search(model, torch.tensor([[A]]), 2, BOS, EOS, beam_size=2, length_penalty=0.0).tolist() == [[A, B]]
+    assert tl.beam_search(
+        model, torch.tensor([[A]]), bos_id=BOS, eos_id=EOS, max_new_tokens=2, beam_size=2, alpha=0.0
+    ).tolist() == [[A, B]]
+
+
+# --- which model reads which vocabulary and depth (the table in TransformerConfig's docstring) ---
+
+READS = {  # model -> (its build, the fields it reads, the fields it ignores)
+    "EncoderOnlyLM": (tl.EncoderOnlyLM, ("src_vocab_size", "n_encoder_layers"), ("tgt_vocab_size", "n_decoder_layers")),
+    "DecoderOnlyLM": (tl.DecoderOnlyLM, ("tgt_vocab_size", "n_decoder_layers"), ("src_vocab_size", "n_encoder_layers")),
+    "VisionTransformer": (
+        lambda c: tl.VisionTransformer(c, image_size=8, patch_size=4, in_channels=1, n_classes=3),
+        ("n_encoder_layers",),
+        ("src_vocab_size", "tgt_vocab_size", "n_decoder_layers"),
+    ),
+}
+BIGGER = {"src_vocab_size": 2 * V, "tgt_vocab_size": 2 * V, "n_encoder_layers": 3, "n_decoder_layers": 3}
+
+
+def _shapes(build, config):
+    torch.manual_seed(0)
+    return {name: tuple(p.shape) for name, p in build(config).named_parameters()}
+
+
+@pytest.mark.parametrize("model_name", sorted(READS))
+def test_each_model_reads_the_fields_its_docstring_names_and_ignores_the_others(model_name):
+    build, read, ignored = READS[model_name]
+    plain = _shapes(build, _config(share_embeddings=False))
+    for field in read:
+        assert _shapes(build, _config(share_embeddings=False, **{field: BIGGER[field]})) != plain, field
+    for field in ignored:
+        assert _shapes(build, _config(share_embeddings=False, **{field: BIGGER[field]})) == plain, field
+    row = next(line for line in tl.TransformerConfig.__doc__.splitlines() if line.split()[:1] == [model_name])
+    assert all(field in row for field in read) and not any(field in row for field in ignored), row

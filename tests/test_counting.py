@@ -114,7 +114,7 @@ def test_greedy_decode_flops_equal_the_counted_decoder(out_len, use_cache):
     src = torch.randint(4, 50, (2, 7), generator=torch.Generator().manual_seed(0))
     tl.set_attention_kernel(model, "explicit")
     with FlopCounterMode(display=False) as counter:  # eos never produced: full length
-        output = tl.greedy_decode(model, src, out_len, bos_id=1, eos_id=-1, use_cache=use_cache)
+        output = tl.greedy_decode(model, src, max_new_tokens=out_len, bos_id=1, eos_id=-1, use_cache=use_cache)
     assert output.shape == (2, out_len)
     formula = counting.greedy_decode_flops(7, out_len, 32, 64, 2, 2, 50, batch=2, cached=use_cache)
     assert counter.get_total_flops() == formula

@@ -1,6 +1,7 @@
 """Decoding: greedy against an unbatched loop, beam search, sampling, stopping at <eos>."""
 
 import contextlib
+import inspect
 import math
 
 import pytest
@@ -91,7 +92,7 @@ def _reference_greedy(model, src_row, max_len):
 
 def test_greedy_equals_unbatched_reference(model, src):
     model.train()
-    out = tl.greedy_decode(model, src, 10, BOS, EOS, src_mask=tl.padding_mask(src, PAD))
+    out = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=10, src_mask=tl.padding_mask(src, PAD))
     assert model.training  # mode restored
     model.eval()
     expected = [_reference_greedy(model, row, 10) for row in src]
@@ -102,21 +103,23 @@ def test_greedy_equals_unbatched_reference(model, src):
 
 def test_greedy_output_format_and_per_sequence_stop():
     table = TableModel(TABLE)
-    out = tl.greedy_decode(table, torch.tensor([[A], [B], [C]]), 10, BOS, EOS)
+    out = tl.greedy_decode(table, torch.tensor([[A], [B], [C]]), bos_id=BOS, eos_id=EOS, max_new_tokens=10)
     # no <bos>; <eos> kept; pad after it; as wide as the longest sequence
     assert out.tolist() == [[A, A, EOS], [EOS, PAD, PAD], [C, C, EOS]]
-    assert tl.greedy_decode(table, torch.tensor([[C]]), 2, BOS, EOS).tolist() == [[C, C]]  # cut at max_len
+    assert tl.greedy_decode(table, torch.tensor([[C]]), bos_id=BOS, eos_id=EOS, max_new_tokens=2).tolist() == [
+        [C, C]
+    ]  # cut at max_len
 
 
 def test_beam_search_finds_a_better_sequence_than_greedy():
     table = TableModel(TABLE)
     src = torch.tensor([[A]])
-    greedy = tl.greedy_decode(table, src, 5, BOS, EOS)
-    beam = tl.beam_search(table, src, 5, BOS, EOS, beam_size=4, length_penalty=0.6)
+    greedy = tl.greedy_decode(table, src, bos_id=BOS, eos_id=EOS, max_new_tokens=5)
+    beam = tl.beam_search(table, src, bos_id=BOS, eos_id=EOS, max_new_tokens=5, beam_size=4, alpha=0.6)
     assert greedy.tolist() == [[A, A, EOS]] and beam.tolist() == [[B, EOS]]
-    log_p = tl.sequence_log_prob(table, src.expand(2, 1), torch.tensor([[A, A, EOS], [B, EOS, PAD]]), BOS, EOS)
+    log_p = tl.sequence_log_prob(table, src.expand(2, 1), torch.tensor([[A, A, EOS], [B, EOS, PAD]]), bos_id=BOS, eos_id=EOS)
     torch.testing.assert_close(log_p, torch.tensor([math.log(0.55 * 0.34), math.log(0.45 * 0.9)]))
-    scores = log_p / tl.length_penalty(torch.tensor([3, 2]), 0.6)
+    scores = log_p / tl.gnmt_length_penalty(torch.tensor([3, 2]), 0.6)
     assert scores[1] > scores[0]
 
 
@@ -125,14 +128,14 @@ def test_a_float64_model_is_decoded_and_scored_in_float64():
     near_tie = {(A, ()): {A: 0.5 - 1e-12, B: 0.5 + 1e-12}}
     table = TableModel(near_tie, dtype=torch.float64)
     src = torch.tensor([[A]])
-    assert tl.greedy_decode(table, src, 3, BOS, EOS).tolist() == [[B, EOS]]
-    assert tl.beam_search(table, src, 3, BOS, EOS, beam_size=2).tolist() == [[B, EOS]]
-    log_p = tl.sequence_log_prob(table, src.expand(2, 1), torch.tensor([[A, EOS], [B, EOS]]), BOS, EOS)
+    assert tl.greedy_decode(table, src, bos_id=BOS, eos_id=EOS, max_new_tokens=3).tolist() == [[B, EOS]]
+    assert tl.beam_search(table, src, bos_id=BOS, eos_id=EOS, max_new_tokens=3, beam_size=2).tolist() == [[B, EOS]]
+    log_p = tl.sequence_log_prob(table, src.expand(2, 1), torch.tensor([[A, EOS], [B, EOS]]), bos_id=BOS, eos_id=EOS)
     assert log_p.dtype == torch.float64
     assert log_p[1] - log_p[0] == pytest.approx(4e-12, rel=1e-3)
     with _default_dtype(torch.float64):
-        assert tl.length_penalty(10, 0.6).dtype == torch.float64
-    assert float(tl.length_penalty(10, 0.6)) == pytest.approx((15 / 6) ** 0.6, rel=1e-6)
+        assert tl.gnmt_length_penalty(10, 0.6).dtype == torch.float64
+    assert float(tl.gnmt_length_penalty(10, 0.6)) == pytest.approx((15 / 6) ** 0.6, rel=1e-6)
 
 
 @contextlib.contextmanager
@@ -146,14 +149,14 @@ def _default_dtype(dtype):
 
 
 def test_length_penalty_is_gnmt():
-    assert float(tl.length_penalty(1, 0.6)) == pytest.approx(1.0)
-    assert float(tl.length_penalty(10, 0.6)) == pytest.approx((15 / 6) ** 0.6)
-    assert float(tl.length_penalty(10, 0.0)) == 1.0
+    assert float(tl.gnmt_length_penalty(1, 0.6)) == pytest.approx(1.0)
+    assert float(tl.gnmt_length_penalty(10, 0.6)) == pytest.approx((15 / 6) ** 0.6)
+    assert float(tl.gnmt_length_penalty(10, 0.0)) == 1.0
 
 
 def test_beam_search_batched_over_sources():
     table = TableModel(TABLE)
-    out = tl.beam_search(table, torch.tensor([[A], [B], [C]]), 6, BOS, EOS, beam_size=3)
+    out = tl.beam_search(table, torch.tensor([[A], [B], [C]]), bos_id=BOS, eos_id=EOS, max_new_tokens=6, beam_size=3)
     # for C: "C C <eos>" (0.486, score -0.61) beats "C C C <eos>" (0.324, -0.88) and "<eos>" (0.1, -2.30)
     assert out.tolist() == [[B, EOS, PAD], [EOS, PAD, PAD], [C, C, EOS]]
 
@@ -162,25 +165,29 @@ def test_beam_search_batched_over_sources():
 def test_beam_size_one_is_greedy(model, src, alpha):
     model.eval()
     mask = tl.padding_mask(src, PAD)
-    greedy = tl.greedy_decode(model, src, 10, BOS, EOS, src_mask=mask)
-    assert torch.equal(tl.beam_search(model, src, 10, BOS, EOS, beam_size=1, length_penalty=alpha, src_mask=mask), greedy)
+    greedy = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=10, src_mask=mask)
+    assert torch.equal(
+        tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=10, beam_size=1, alpha=alpha, src_mask=mask), greedy
+    )
 
 
 def test_beam_search_batched_equals_one_by_one(model, src):
     model.eval()
-    batched = tl.beam_search(model, src, 8, BOS, EOS, beam_size=3, src_mask=tl.padding_mask(src, PAD))
+    batched = tl.beam_search(
+        model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=8, beam_size=3, src_mask=tl.padding_mask(src, PAD)
+    )
     for b in range(src.shape[0]):
         row = src[b][src[b] != PAD][None]
-        assert _trim(batched[b]) == _trim(tl.beam_search(model, row, 8, BOS, EOS, beam_size=3)[0])
+        assert _trim(batched[b]) == _trim(tl.beam_search(model, row, bos_id=BOS, eos_id=EOS, max_new_tokens=8, beam_size=3)[0])
 
 
 def test_beam_search_scores_at_least_greedy_on_the_random_model(model, src):
     model.eval()
     mask = tl.padding_mask(src, PAD)
-    greedy = tl.greedy_decode(model, src, 8, BOS, EOS, src_mask=mask)
-    beam = tl.beam_search(model, src, 8, BOS, EOS, beam_size=4, length_penalty=0.0, src_mask=mask)
-    gain = tl.sequence_log_prob(model, src, beam, BOS, EOS, src_mask=mask) - tl.sequence_log_prob(
-        model, src, greedy, BOS, EOS, src_mask=mask
+    greedy = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=8, src_mask=mask)
+    beam = tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=8, beam_size=4, alpha=0.0, src_mask=mask)
+    gain = tl.sequence_log_prob(model, src, beam, bos_id=BOS, eos_id=EOS, src_mask=mask) - tl.sequence_log_prob(
+        model, src, greedy, bos_id=BOS, eos_id=EOS, src_mask=mask
     )
     assert bool((gain > -1e-5).all())
 
@@ -196,22 +203,24 @@ def _greedy_lm(lm, prompt, n):
     with torch.no_grad():
         for _ in range(n):
             tokens = torch.cat([tokens, lm(tokens)[:, -1].argmax(-1, keepdim=True)], dim=1)
-    return tokens
+    return tokens[:, prompt.shape[1] :]  # the continuation
 
 
 def test_sampling_with_top_k_one_or_tiny_temperature_is_greedy(lm):
     lm.eval()
     prompt = torch.randint(3, 10, (4, 3))
     expected = _greedy_lm(lm, prompt, 8)
-    assert torch.equal(tl.sample(lm, prompt, 8, top_k=1), expected)
-    assert torch.equal(tl.sample(lm, prompt, 8, temperature=1e-4, generator=torch.Generator().manual_seed(0)), expected)
+    assert torch.equal(tl.sample(lm, prompt, max_new_tokens=8, top_k=1), expected)
+    assert torch.equal(
+        tl.sample(lm, prompt, max_new_tokens=8, temperature=1e-4, generator=torch.Generator().manual_seed(0)), expected
+    )
 
 
 def test_sampling_is_reproducible_with_a_generator(lm):
     prompt = torch.randint(3, 10, (3, 2))
-    first = tl.sample(lm, prompt, 6, generator=torch.Generator().manual_seed(7))
-    again = tl.sample(lm, prompt, 6, generator=torch.Generator().manual_seed(7))
-    assert torch.equal(first, again) and torch.equal(first[:, :2], prompt) and first.shape == (3, 8)
+    first = tl.sample(lm, prompt, max_new_tokens=6, generator=torch.Generator().manual_seed(7))
+    again = tl.sample(lm, prompt, max_new_tokens=6, generator=torch.Generator().manual_seed(7))
+    assert torch.equal(first, again) and first.shape == (3, 6)
 
 
 class FixedLM(nn.Module):
@@ -231,10 +240,10 @@ def test_sampling_temperature_reshapes_the_distribution(temperature):
     draws = tl.sample(
         FixedLM(logits),
         torch.zeros(20000, 1, dtype=torch.long),
-        1,
+        max_new_tokens=1,
         temperature=temperature,
         generator=torch.Generator().manual_seed(0),
-    )[:, 1]
+    )[:, 0]
     frequencies = torch.bincount(draws, minlength=4).float() / 20000
     torch.testing.assert_close(frequencies, (logits / temperature).softmax(-1), atol=0.015, rtol=0)
 
@@ -243,16 +252,16 @@ def test_sampling_top_k_keeps_only_the_k_most_probable():
     draws = tl.sample(
         FixedLM(torch.tensor([0.0, 1.0, 2.0, 3.0])),
         torch.zeros(2000, 1, dtype=torch.long),
-        1,
+        max_new_tokens=1,
         top_k=2,
         generator=torch.Generator().manual_seed(0),
-    )[:, 1]
+    )[:, 0]
     assert set(draws.tolist()) == {2, 3}
 
 
 def test_sampling_stops_each_sequence_at_eos():
     lm = FixedLM(torch.tensor([-9.0, -9.0, 0.0, 0.0]))  # <eos> or token 3, half and half
-    out = tl.sample(lm, torch.full((64, 1), 3), 30, eos_id=EOS, generator=torch.Generator().manual_seed(0))
+    out = tl.sample(lm, torch.full((64, 1), 3), max_new_tokens=30, eos_id=EOS, generator=torch.Generator().manual_seed(0))
     for row in out.tolist():
         if EOS in row:
             assert all(t == PAD for t in row[row.index(EOS) + 1 :])
@@ -260,29 +269,29 @@ def test_sampling_stops_each_sequence_at_eos():
 
 
 def test_decoding_bad_input(model, lm, src):
-    with pytest.raises(ValueError, match=r"max_len=21 is longer than the model's positional table \(config.max_len=20\)"):
-        tl.greedy_decode(model, src, 21, BOS, EOS)
+    with pytest.raises(ValueError, match=r"max_new_tokens=21 is longer than the model's positional table \(config.max_len=20\)"):
+        tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=21)
     with pytest.raises(ValueError, match=r"beam_size must be a positive int, got 0"):
-        tl.beam_search(model, src, 5, BOS, EOS, beam_size=0)
+        tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=5, beam_size=0)
     with pytest.raises(ValueError, match=r"beam_size=13 is larger than the vocabulary \(12 tokens\)"):
-        tl.beam_search(model, src, 5, BOS, EOS, beam_size=13)
-    with pytest.raises(ValueError, match=r"length_penalty must be >= 0, got -1.0"):
-        tl.beam_search(model, src, 5, BOS, EOS, length_penalty=-1.0)
+        tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=5, beam_size=13)
+    with pytest.raises(ValueError, match=r"alpha must be >= 0, got -1.0"):
+        tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=5, alpha=-1.0)
     with pytest.raises(TypeError, match=r"src must hold integer token ids"):
-        tl.greedy_decode(model, src.float(), 5, BOS, EOS)
+        tl.greedy_decode(model, src.float(), bos_id=BOS, eos_id=EOS, max_new_tokens=5)
     with pytest.raises(ValueError, match=r"temperature must be > 0, got 0"):
-        tl.sample(lm, src[:, :2], 3, temperature=0)
+        tl.sample(lm, src[:, :2], max_new_tokens=3, temperature=0)
     with pytest.raises(ValueError, match=r"prompt length 2 \+ max_new_tokens=23 exceeds"):
-        tl.sample(lm, src[:, :2] % 10, 23)
+        tl.sample(lm, src[:, :2] % 10, max_new_tokens=23)
     with pytest.raises(TypeError, match=r"model must be an encoder-decoder"):
-        tl.greedy_decode(lm, src, 5, BOS, EOS)
+        tl.greedy_decode(lm, src, bos_id=BOS, eos_id=EOS, max_new_tokens=5)
 
 
 def test_src_mask_none_means_no_mask_in_every_decoder(model, src):
     """Failed on the old code: greedy_decode, beam_search and sequence_log_prob built padding_mask(src) for None,
     while Transformer.forward reads None as "no mask". Now None means no mask everywhere."""
     model.eval()
-    out = tl.greedy_decode(model, src, 10, BOS, EOS)  # src is padded, and no mask is given
+    out = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=10)  # src is padded, and no mask is given
     with torch.no_grad():  # the definition: the model called on the padded rows, with no mask
         for b in range(src.shape[0]):
             tgt = [BOS]
@@ -291,23 +300,57 @@ def test_src_mask_none_means_no_mask_in_every_decoder(model, src):
                 if tgt[-1] == EOS:
                     break
             assert _trim(out[b]) == tgt[1:]
-    masked = tl.greedy_decode(model, src, 10, BOS, EOS, src_mask=tl.padding_mask(src, PAD))
+    masked = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=10, src_mask=tl.padding_mask(src, PAD))
     assert not torch.equal(masked, out)  # the mask matters for this padded batch, so the test can fail
-    beam = tl.beam_search(model, src, 8, BOS, EOS, beam_size=1)
-    assert torch.equal(beam, tl.greedy_decode(model, src, 8, BOS, EOS))
+    beam = tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=8, beam_size=1)
+    assert torch.equal(beam, tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=8))
     with torch.no_grad():
         tgt_in = torch.cat([torch.full((6, 1), BOS), out[:, :-1]], dim=1)
         log_p = model(src, tgt_in).log_softmax(-1).gather(-1, out[..., None]).squeeze(-1)
     counted = (torch.cumsum((out == EOS).long(), 1) - (out == EOS).long()) == 0
-    torch.testing.assert_close(tl.sequence_log_prob(model, src, out, BOS, EOS), (log_p * counted).sum(1))
+    torch.testing.assert_close(tl.sequence_log_prob(model, src, out, bos_id=BOS, eos_id=EOS), (log_p * counted).sum(1))
 
 
-def test_decoder_arguments_after_eos_id_are_keyword_only(model, src):
-    """Failed on the old code, where src_mask was the sixth positional argument."""
+DECODERS = (tl.greedy_decode, tl.beam_search, tl.sample, tl.sequence_log_prob)
+
+
+@pytest.mark.parametrize("decoder", DECODERS, ids=lambda f: f.__name__)
+def test_every_decoder_takes_the_same_keyword_only_names(decoder):
+    """One convention: the model and its input (and, to score, the output) are positional; the
+    special ids and the length are keywords, with one name each. Failed on the old code (max_len
+    beside max_new_tokens; bos_id and eos_id positional in three decoders, keywords in sample)."""
+    parameters = inspect.signature(decoder).parameters.values()
+    positional = [p.name for p in parameters if p.kind is not p.KEYWORD_ONLY]
+    expected = {"sample": ["lm", "prompt"], "sequence_log_prob": ["model", "src", "output"]}
+    assert positional == expected.get(decoder.__name__, ["model", "src"])
+    names = {p.name for p in parameters}
+    assert "max_len" not in names and "length_penalty" not in names
+    if decoder is not tl.sequence_log_prob:
+        assert "max_new_tokens" in names
+
+
+def test_the_old_positional_calls_are_refused(model, lm, src):
+    """Failed on the old code, where these calls ran (and src_mask was the sixth positional argument)."""
     with pytest.raises(TypeError):
-        tl.greedy_decode(model, src, 5, BOS, EOS, tl.padding_mask(src, PAD))
+        tl.greedy_decode(model, src, 5, BOS, EOS)
     with pytest.raises(TypeError):
-        tl.beam_search(model, src, 5, BOS, EOS, 4)
+        tl.beam_search(model, src, 5, BOS, EOS)
+    with pytest.raises(TypeError):
+        tl.sequence_log_prob(model, src, src, BOS, EOS)
+    with pytest.raises(TypeError):
+        tl.sample(lm, src[:, :2] % 10, 3)
+
+
+def test_every_decoder_returns_the_generated_tokens_only(model, lm, src):
+    """No <bos>, no prompt: the first column is the first generated token. Failed on the old code,
+    where sample returned the prompt and its continuation."""
+    table = TableModel(TABLE)
+    assert tl.greedy_decode(table, torch.tensor([[A]]), bos_id=BOS, eos_id=EOS, max_new_tokens=5).tolist() == [[A, A, EOS]]
+    assert tl.beam_search(table, torch.tensor([[A]]), bos_id=BOS, eos_id=EOS, max_new_tokens=5).tolist() == [[B, EOS]]
+    prompt = torch.randint(3, 10, (4, 3))
+    out = tl.sample(lm, prompt, max_new_tokens=5, top_k=1)
+    assert out.shape == (4, 5)
+    assert torch.equal(out, _greedy_lm(lm, prompt, 5))
 
 
 def test_decoded_tokens_can_train_the_model_and_be_edited(model, src, lm):
@@ -319,9 +362,9 @@ def test_decoded_tokens_can_train_the_model_and_be_edited(model, src, lm):
     """
     mask = tl.padding_mask(src, PAD)
     outputs = {
-        "greedy": tl.greedy_decode(model, src, 6, BOS, EOS, src_mask=mask),
-        "beam": tl.beam_search(model, src, 6, BOS, EOS, beam_size=2, src_mask=mask),
-        "sample": tl.sample(lm, src[:, :2] % 10, 4, generator=torch.Generator().manual_seed(0)),
+        "greedy": tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=6, src_mask=mask),
+        "beam": tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=6, beam_size=2, src_mask=mask),
+        "sample": tl.sample(lm, src[:, :2] % 10, max_new_tokens=4, generator=torch.Generator().manual_seed(0)),
     }
     for name, out in outputs.items():
         assert not out.is_inference(), name

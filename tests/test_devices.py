@@ -155,14 +155,16 @@ def test_train_evaluate_and_decode_in_a_second_dtype(dtype):
     assert metrics["loss"] == pytest.approx(ref_metrics["loss"], rel=tolerance)
     batch = tl.collate(held_out)
     for decode in (tl.greedy_decode, tl.beam_search):
-        output = decode(model, batch.src, 8, tl.data.BOS_ID, tl.data.EOS_ID, src_mask=batch.src_mask)
+        output = decode(model, batch.src, bos_id=tl.data.BOS_ID, eos_id=tl.data.EOS_ID, max_new_tokens=8, src_mask=batch.src_mask)
         assert output.dtype == torch.long and output.shape[0] == len(held_out)
         if dtype == torch.float64:  # the same tokens as in float32 (bfloat16 may flip a near tie)
-            expected = decode(reference, batch.src, 8, tl.data.BOS_ID, tl.data.EOS_ID, src_mask=batch.src_mask)
+            expected = decode(
+                reference, batch.src, bos_id=tl.data.BOS_ID, eos_id=tl.data.EOS_ID, max_new_tokens=8, src_mask=batch.src_mask
+            )
             assert torch.equal(output, expected)
     lm = tl.DecoderOnlyLM(_config()).to(dtype)
     prompt = torch.randint(4, V, (3, 4))
-    assert tl.sample(lm, prompt, 5, generator=torch.Generator().manual_seed(0)).shape == (3, 9)
+    assert tl.sample(lm, prompt, max_new_tokens=5, generator=torch.Generator().manual_seed(0)).shape == (3, 5)
 
 
 def test_train_with_an_explicit_device_matches_the_default():
@@ -292,8 +294,10 @@ def test_train_evaluate_and_decode_on_the_gpu_match_the_cpu():
     batch = tl.collate(held_out, device="cuda")
     cpu_batch = tl.collate(held_out)
     for decode in (tl.greedy_decode, tl.beam_search):
-        output = decode(model, batch.src, 8, tl.data.BOS_ID, tl.data.EOS_ID, src_mask=batch.src_mask)
-        expected = decode(cpu_model, cpu_batch.src, 8, tl.data.BOS_ID, tl.data.EOS_ID, src_mask=cpu_batch.src_mask)
+        output = decode(model, batch.src, bos_id=tl.data.BOS_ID, eos_id=tl.data.EOS_ID, max_new_tokens=8, src_mask=batch.src_mask)
+        expected = decode(
+            cpu_model, cpu_batch.src, bos_id=tl.data.BOS_ID, eos_id=tl.data.EOS_ID, max_new_tokens=8, src_mask=cpu_batch.src_mask
+        )
         assert output.device.type == "cuda"
         assert (output.cpu() == expected).float().mean() > 0.95  # a near tie may flip a token
     loss = tl.LabelSmoothingLoss(V, 0.1, ignore_index=0)
@@ -301,6 +305,6 @@ def test_train_evaluate_and_decode_on_the_gpu_match_the_cpu():
     target = torch.randint(0, V, (4, 5))
     torch.testing.assert_close(loss(logits.cuda(), target.cuda()).cpu(), loss(logits, target), rtol=1e-5, atol=1e-6)
     lm = tl.DecoderOnlyLM(_config()).cuda()
-    out = tl.sample(lm, torch.randint(4, V, (2, 3), device="cuda"), 4, generator=torch.Generator().manual_seed(0))
-    assert out.device.type == "cuda" and out.shape == (2, 7)
+    out = tl.sample(lm, torch.randint(4, V, (2, 3), device="cuda"), max_new_tokens=4, generator=torch.Generator().manual_seed(0))
+    assert out.device.type == "cuda" and out.shape == (2, 4)
     assert tl.evaluate(lm, held_out)["loss"] > 0

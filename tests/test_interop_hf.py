@@ -147,7 +147,7 @@ def test_greedy_decoding_matches_generate(seed):
     ours = from_marian(hf)
     src, _ = _batch(seed + 10, B=4)
     L = 8
-    mine = tl.greedy_decode(ours, src, L, bos_id=PAD, eos_id=EOS, src_mask=tl.padding_mask(src, PAD), pad_id=PAD)
+    mine = tl.greedy_decode(ours, src, max_new_tokens=L, bos_id=PAD, eos_id=EOS, src_mask=tl.padding_mask(src, PAD), pad_id=PAD)
     theirs = _hf_generate(hf, src, L, num_beams=1, forced_eos_token_id=None)
     assert torch.equal(theirs[:, 1:], mine)
     forced = _hf_generate(hf, src, L, num_beams=1, forced_eos_token_id=EOS)[:, 1:]
@@ -165,7 +165,15 @@ def test_beam_search_matches_generate_without_length_penalty(seed):
     src, _ = _batch(seed + 20, B=3)
     L, K = 6, 3
     mine = tl.beam_search(
-        ours, src, L, bos_id=PAD, eos_id=EOS, beam_size=K, length_penalty=0.0, src_mask=tl.padding_mask(src, PAD), pad_id=PAD
+        ours,
+        src,
+        max_new_tokens=L,
+        bos_id=PAD,
+        eos_id=EOS,
+        beam_size=K,
+        alpha=0.0,
+        src_mask=tl.padding_mask(src, PAD),
+        pad_id=PAD,
     )
     theirs = _hf_generate(hf, src, L, num_beams=K, length_penalty=0.0, early_stopping=True, forced_eos_token_id=None)
     assert torch.equal(theirs[:, 1 : 1 + mine.shape[1]], mine)

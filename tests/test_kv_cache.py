@@ -54,8 +54,8 @@ def test_greedy_cached_equals_uncached(dtype, norm_first):
     model = _model(dtype, norm_first)
     src = _padded_source()
     mask = tl.padding_mask(src, PAD)
-    cached = tl.greedy_decode(model, src, 30, BOS, EOS, src_mask=mask)
-    uncached = tl.greedy_decode(model, src, 30, BOS, EOS, src_mask=mask, use_cache=False)
+    cached = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=30, src_mask=mask)
+    uncached = tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=30, src_mask=mask, use_cache=False)
     assert torch.equal(cached, uncached)
     ends = _ended_at(cached)
     finished = [e for e in ends if e is not None]
@@ -67,12 +67,12 @@ def test_beam_search_cached_equals_uncached_and_needs_the_reordering(dtype, monk
     model = _model(dtype, seed=3)
     src = _padded_source(seed=4)
     mask = tl.padding_mask(src, PAD)
-    kwargs = dict(beam_size=4, length_penalty=0.6, src_mask=mask)
-    cached = tl.beam_search(model, src, 25, BOS, EOS, **kwargs)
-    assert torch.equal(cached, tl.beam_search(model, src, 25, BOS, EOS, use_cache=False, **kwargs))
+    kwargs = dict(beam_size=4, alpha=0.6, src_mask=mask)
+    cached = tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=25, **kwargs)
+    assert torch.equal(cached, tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=25, use_cache=False, **kwargs))
     # the reordering matters here: without it each hypothesis would keep another's past
     monkeypatch.setattr(tl.attention.KVCache, "reorder", lambda self, index: None)
-    assert not torch.equal(cached, tl.beam_search(model, src, 25, BOS, EOS, **kwargs))
+    assert not torch.equal(cached, tl.beam_search(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=25, **kwargs))
 
 
 def test_speech_model_decodes_the_same_with_the_cache():
@@ -80,8 +80,8 @@ def test_speech_model_decodes_the_same_with_the_cache():
     model = tl.SpeechTransformer(_config(norm_first=True), n_features=6).double()
     features = torch.randn(5, 14, 6, dtype=torch.float64)
     for decode in (tl.greedy_decode, tl.beam_search):
-        cached = decode(model, features, 20, BOS, EOS)
-        assert torch.equal(cached, decode(model, features, 20, BOS, EOS, use_cache=False))
+        cached = decode(model, features, bos_id=BOS, eos_id=EOS, max_new_tokens=20)
+        assert torch.equal(cached, decode(model, features, bos_id=BOS, eos_id=EOS, max_new_tokens=20, use_cache=False))
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
@@ -90,8 +90,10 @@ def test_sampling_cached_equals_uncached(dtype):
     lm = tl.DecoderOnlyLM(_config()).to(dtype)
     prompt = torch.randint(3, V, (6, 3), generator=torch.Generator().manual_seed(2))
     for options in (dict(temperature=1.0), dict(top_k=3, eos_id=EOS), dict(top_k=1)):
-        cached = tl.sample(lm, prompt, 25, generator=torch.Generator().manual_seed(9), **options)
-        uncached = tl.sample(lm, prompt, 25, generator=torch.Generator().manual_seed(9), use_cache=False, **options)
+        cached = tl.sample(lm, prompt, max_new_tokens=25, generator=torch.Generator().manual_seed(9), **options)
+        uncached = tl.sample(
+            lm, prompt, max_new_tokens=25, generator=torch.Generator().manual_seed(9), use_cache=False, **options
+        )
         assert torch.equal(cached, uncached), options
 
 
@@ -146,17 +148,19 @@ def test_cross_attention_keys_and_values_are_computed_once(monkeypatch):
         return original(x)
 
     monkeypatch.setattr(cross.k_proj, "forward", counting)
-    tl.greedy_decode(model, src, 12, BOS, EOS, src_mask=tl.padding_mask(src, PAD))
+    tl.greedy_decode(model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=12, src_mask=tl.padding_mask(src, PAD))
     assert calls["cross"] == 1
     calls["cross"] = 0
-    out = tl.greedy_decode(model, src, 12, BOS, EOS, src_mask=tl.padding_mask(src, PAD), use_cache=False)
+    out = tl.greedy_decode(
+        model, src, bos_id=BOS, eos_id=EOS, max_new_tokens=12, src_mask=tl.padding_mask(src, PAD), use_cache=False
+    )
     assert calls["cross"] == out.shape[1]  # once per step without the cache
 
 
 def test_use_cache_must_be_a_bool():
     model = _model(torch.float64)
     with pytest.raises(TypeError, match=r"use_cache must be a bool \(True or False\), got int \(1\)"):
-        tl.greedy_decode(model, _padded_source(), 3, BOS, EOS, use_cache=1)
+        tl.greedy_decode(model, _padded_source(), bos_id=BOS, eos_id=EOS, max_new_tokens=3, use_cache=1)
 
 
 @pytest.mark.parametrize("out_len", [1, 3, 6])
@@ -179,6 +183,6 @@ def test_cached_decoding_does_the_flops_of_the_cost_formula(out_len):
     src = torch.randint(4, 50, (2, 7), generator=torch.Generator().manual_seed(0))
     for cached in (False, True):
         with FlopCounterMode(display=False) as counter:
-            tl.greedy_decode(model, src, out_len, bos_id=1, eos_id=-1, use_cache=cached)  # every step runs
+            tl.greedy_decode(model, src, max_new_tokens=out_len, bos_id=1, eos_id=-1, use_cache=cached)  # every step runs
         expected = tl.counting.greedy_decode_flops(7, out_len, 32, 64, 2, 2, 50, batch=2, cached=cached)
         assert counter.get_total_flops() == expected, cached

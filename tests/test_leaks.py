@@ -193,7 +193,7 @@ def test_rows_without_a_visible_key_are_zero_in_every_dtype(dtype, Tq, Tk, seed)
     mask = torch.rand(2, 1, Tq, Tk, generator=g) < 0.5
     mask[0, 0, 0] = False  # at least one query sees nothing
     q.requires_grad_(True)
-    out, weights = tl.scaled_dot_product_attention(q, k, v, mask)
+    out, weights = tl.attend(q, k, v, mask)
     empty = ~mask.any(-1)  # (2, 1, Tq)
     assert torch.isfinite(out).all() and torch.isfinite(weights).all()
     assert (out[empty.expand(2, 2, Tq)] == 0).all()

@@ -14,12 +14,12 @@ import transformer_lib as tl
 def test_length_penalty_is_the_gnmt_formula_and_one_at_length_one(alpha):
     for length in range(1, 30):
         expected = ((5 + length) / 6) ** alpha
-        assert tl.decoding.length_penalty(length, alpha).item() == pytest.approx(expected, rel=1e-6)
-    assert tl.decoding.length_penalty(1, alpha).item() == pytest.approx(1.0, abs=1e-7)
+        assert tl.gnmt_length_penalty(length, alpha).item() == pytest.approx(expected, rel=1e-6)
+    assert tl.gnmt_length_penalty(1, alpha).item() == pytest.approx(1.0, abs=1e-7)
 
 
 def test_length_penalty_grows_with_the_length_for_positive_alpha():
-    values = [tl.decoding.length_penalty(n, 0.6).item() for n in range(1, 50)]
+    values = [tl.gnmt_length_penalty(n, 0.6).item() for n in range(1, 50)]
     assert all(b > a for a, b in itertools.pairwise(values))
 
 
@@ -27,13 +27,13 @@ def test_equal_lengths_are_ranked_by_log_probability_whatever_alpha():
     gen = torch.Generator().manual_seed(0)
     log_p = -10 * torch.rand(200, generator=gen, dtype=torch.float64)
     for alpha in (0.0, 0.6, 2.0):
-        penalised = log_p / tl.decoding.length_penalty(torch.full((200,), 11), alpha).double()
+        penalised = log_p / tl.gnmt_length_penalty(torch.full((200,), 11), alpha).double()
         assert torch.equal(penalised.argsort(), log_p.argsort())
 
 
 @pytest.mark.parametrize("alpha", [0.3, 0.6, 0.9])
 def test_a_fixed_cost_per_token_still_decreases_with_the_length_below_alpha_one(alpha):
-    scores = [-0.5 * n / tl.decoding.length_penalty(n, alpha).item() for n in range(1, 200)]
+    scores = [-0.5 * n / tl.gnmt_length_penalty(n, alpha).item() for n in range(1, 200)]
     assert all(b < a for a, b in itertools.pairwise(scores))
 
 

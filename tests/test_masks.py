@@ -92,7 +92,7 @@ def test_key_padding_shaped_mask_points_to_padding_mask():
 def test_key_padding_hint_for_rank_three_targets_gives_the_right_index():
     q, k = torch.randn(2, 5, 8), torch.randn(2, 7, 8)
     with pytest.raises(ValueError, match=r"give it the shape \(B, 1, S\) with `mask\[:, None, :\]`") as info:
-        tl.scaled_dot_product_attention(q, k, k, torch.ones(2, 7, dtype=torch.bool))
+        tl.attend(q, k, k, torch.ones(2, 7, dtype=torch.bool))
     assert "padding_mask" not in str(info.value)  # a (B, 1, 1, S) mask would not fit a (B, Tq, Tk) target
 
 

@@ -28,11 +28,11 @@ def test_masked_keys_have_no_influence(case, keep):
     g = torch.Generator().manual_seed(seed)
     q, k, v = (torch.randn(B, H, T, Dh, generator=g, dtype=torch.float64) for T in (Tq, Tk, Tk))
     mask = torch.rand(B, 1, Tq, Tk, generator=g) < keep
-    out, weights = tl.scaled_dot_product_attention(q, k, v, mask)
+    out, weights = tl.attend(q, k, v, mask)
     noise = torch.randn(B, H, Tk, Dh, generator=g, dtype=torch.float64)
     hidden = (~mask.any(dim=2))[..., None]  # keys that no query may see: (B, 1, Tk, 1)
     k2, v2 = k + noise * hidden, v + noise * hidden
-    out2, _ = tl.scaled_dot_product_attention(q, k2, v2, mask)
+    out2, _ = tl.attend(q, k2, v2, mask)
     torch.testing.assert_close(out, out2)
     assert torch.isfinite(out).all()
     assert (weights.masked_select(~mask.expand_as(weights)) == 0).all()

@@ -178,8 +178,8 @@ def test_speech_transformer_halves_the_frames_and_decodes_from_features():
     changed = tgt.clone()
     changed[:, -1] = (changed[:, -1] + 1) % 12
     torch.testing.assert_close(model(features, changed)[:, :-1], logits[:, :-1], rtol=0, atol=1e-12)  # causal decoder
-    greedy = tl.greedy_decode(model, features, max_len=6, bos_id=1, eos_id=2)
-    beam = tl.beam_search(model, features, max_len=6, bos_id=1, eos_id=2, beam_size=3)
+    greedy = tl.greedy_decode(model, features, max_new_tokens=6, bos_id=1, eos_id=2)
+    beam = tl.beam_search(model, features, max_new_tokens=6, bos_id=1, eos_id=2, beam_size=3)
     assert greedy.shape[0] == beam.shape[0] == 2 and greedy.shape[1] <= 6 and beam.shape[1] <= 6
     assert int(greedy.max()) < 12 and int(beam.max()) < 12
     log_p = tl.sequence_log_prob(model, features, greedy, bos_id=1, eos_id=2)
@@ -191,8 +191,8 @@ def test_speech_transformer_and_decoding_check_features():
     with pytest.raises(ValueError, match="last dimension 6"):
         model.encode(torch.zeros(1, 8, 5))
     with pytest.raises(ValueError, match=r"\(B, S, F=6\) features"):
-        tl.greedy_decode(model, torch.zeros(8, 6), max_len=3, bos_id=1, eos_id=2)
+        tl.greedy_decode(model, torch.zeros(8, 6), max_new_tokens=3, bos_id=1, eos_id=2)
     with pytest.raises(TypeError, match="floating-point tensor"):
-        tl.greedy_decode(model, torch.zeros(1, 8, 6, dtype=torch.long), max_len=3, bos_id=1, eos_id=2)
+        tl.greedy_decode(model, torch.zeros(1, 8, 6, dtype=torch.long), max_new_tokens=3, bos_id=1, eos_id=2)
     with pytest.raises(ValueError, match="n_features must be a positive int"):
         tl.SpeechTransformer(_config(), n_features=0)

@@ -29,11 +29,11 @@ from . import (
     utils,
     variants,
 )
-from .attention import AdditiveAttention, KVCache, MultiHeadAttention, masked_softmax, scaled_dot_product_attention
+from .attention import AdditiveAttention, KVCache, MultiHeadAttention, attend, masked_softmax
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
 from .data import Batch, Vocab, batch_by_tokens, collate, padding_fraction
-from .decoding import beam_search, greedy_decode, length_penalty, sample, sequence_log_prob
+from .decoding import beam_search, gnmt_length_penalty, greedy_decode, sample, sequence_log_prob
 from .layers import DecoderLayer, EncoderLayer, PositionwiseFeedForward
 from .masks import (
     band_mask,
@@ -48,7 +48,6 @@ from .masks import (
 )
 from .model import (
     Decoder,
-    DecoderOnlyLM,
     Encoder,
     Transformer,
     capture_attention,
@@ -83,7 +82,15 @@ from .training import (
     train,
 )
 from .utils import portable_numerics, set_seed
-from .variants import EncoderOnlyLM, PatchEmbedding, SpeechTransformer, VisionTransformer, log_spectrogram, mask_tokens
+from .variants import (
+    DecoderOnlyLM,
+    EncoderOnlyLM,
+    PatchEmbedding,
+    SpeechTransformer,
+    VisionTransformer,
+    log_spectrogram,
+    mask_tokens,
+)
 
 __version__ = "0.2.0"
 
@@ -116,6 +123,7 @@ __all__ = [
     "TransformerConfig",
     "VisionTransformer",
     "Vocab",
+    "attend",
     "band_mask",
     "batch_by_tokens",
     "beam_search",
@@ -133,10 +141,10 @@ __all__ = [
     "evaluate",
     "from_key_padding_mask",
     "from_torch_attn_mask",
+    "gnmt_length_penalty",
     "greedy_decode",
     "interop",
     "interop_hf",
-    "length_penalty",
     "lm_loss",
     "load_checkpoint",
     "log_spectrogram",
@@ -154,7 +162,6 @@ __all__ = [
     "rnn",
     "sample",
     "save_checkpoint",
-    "scaled_dot_product_attention",
     "seq2seq_loss",
     "sequence_log_prob",
     "set_attention_kernel",

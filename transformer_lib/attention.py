@@ -35,10 +35,13 @@ def masked_softmax(scores: Tensor, mask: Tensor | None) -> Tensor:
     return scores.softmax(dim=-1).masked_fill(blocked, 0.0)
 
 
-def scaled_dot_product_attention(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_p: float = 0.0
-) -> tuple[Tensor, Tensor]:
-    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, written out step by step.
+def attend(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_p: float = 0.0) -> tuple[Tensor, Tensor]:
+    """Scaled dot-product attention, softmax(Q K^T / sqrt(d_k)) V, written out step by step,
+    returning the output **and** the weights.
+
+    ``torch.nn.functional.scaled_dot_product_attention`` computes the same output (a fused
+    kernel, tested equal) and returns it alone; this function is named apart from it because
+    it returns a pair.
 
     Args:
         q: queries. k: keys. v: values.
@@ -183,7 +186,7 @@ class MultiHeadAttention(nn.Module):
         bias: whether the four projections have biases.
         kernel: how softmax(Q K^T / sqrt(d_k)) V is computed: ``"fused"``
             (``F.scaled_dot_product_attention``, the default) or ``"explicit"``
-            (:func:`scaled_dot_product_attention`, every step written out). The
+            (:func:`attend`, every step written out). The
             two agree to rounding (1e-10 in float64, about 1e-6 in float32, tested);
             they differ in memory (the explicit one stores the (B, H, Tq, Tk) weights)
             and in last float32 digits, so pick one and keep it.
@@ -242,7 +245,7 @@ class MultiHeadAttention(nn.Module):
         q = self.split_heads(self.q_proj(query))  # (B, H, Tq, Dh)
         k = self.split_heads(self.k_proj(key))  # (B, H, Tk, Dh)
         v = self.split_heads(self.v_proj(value))  # (B, H, Tk, Dh)
-        out, weights = self.attend(q, k, v, mask, need_weights, kernel)  # (B, H, Tq, Dh)
+        out, weights = self._attend_heads(q, k, v, mask, need_weights, kernel)  # (B, H, Tq, Dh)
         return self.out_proj(self.merge_heads(out)), weights  # concat heads, then W^O
 
     def split_heads(self, x: Tensor) -> Tensor:
@@ -255,13 +258,13 @@ class MultiHeadAttention(nn.Module):
         B, _, T, _ = x.shape
         return x.transpose(1, 2).reshape(B, T, self.d_model)
 
-    def attend(
+    def _attend_heads(
         self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, need_weights: bool, kernel: str
     ) -> tuple[Tensor, Tensor | None]:
         """Attention of every head with the chosen kernel; the weights computed only if asked."""
         dropout_p = self.dropout if self.training else 0.0
         if kernel == "explicit":
-            out, explicit_weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
+            out, explicit_weights = attend(q, k, v, mask, dropout_p)
             return out, (explicit_weights if need_weights else None)
         out = _fused_attention(q, k, v, mask, dropout_p)
         if not need_weights:
@@ -291,7 +294,7 @@ class MultiHeadAttention(nn.Module):
                 past_k, past_v = cache[self]
                 k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
             cache.store(self, k, v, static=static)
-        out, _ = self.attend(q, k, v, mask, False, self.kernel)
+        out, _ = self._attend_heads(q, k, v, mask, False, self.kernel)
         return self.out_proj(self.merge_heads(out))
 
     def _check_inputs(self, query: object, key: object, value: object, mask: object, kernel: object) -> str:

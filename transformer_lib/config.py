@@ -25,6 +25,24 @@ class TransformerConfig:
     Use the presets ``base()``, ``big()`` and ``tiny()``; pass keyword
     arguments to a preset to change single fields, for example
     ``TransformerConfig.tiny(src_vocab_size=20, tgt_vocab_size=20)``.
+
+    Which model reads which vocabulary and depth: a stack that *reads* an input with
+    every position seeing every other reads the encoder's fields; one that *generates*
+    tokens left to right reads the decoder's. Every other field is read by every model.
+
+    ====================  ==================  ==================  ==================
+    model                 vocabulary          encoder depth       decoder depth
+    ====================  ==================  ==================  ==================
+    Transformer           src_ and tgt_       n_encoder_layers    n_decoder_layers
+    EncoderOnlyLM         src_vocab_size      n_encoder_layers    (ignored)
+    DecoderOnlyLM         tgt_vocab_size      (ignored)           n_decoder_layers
+    VisionTransformer     (ignored: patches)  n_encoder_layers    (ignored)
+    SpeechTransformer     tgt_vocab_size      n_encoder_layers    n_decoder_layers
+    ====================  ==================  ==================  ==================
+
+    ``DecoderOnlyLM``'s blocks are self-attention and FFN, the layout of an encoder layer,
+    but it is the decoder (causal, generating) without the cross-attention it has no
+    memory for; tests check that each model ignores the fields marked so.
     """
 
     src_vocab_size: int = 37000  # paper §5.1: shared source-target BPE vocabulary of ~37000 tokens

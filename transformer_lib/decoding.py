@@ -1,13 +1,17 @@
 """Turning a trained model into outputs: greedy decoding, beam search, sampling.
 
-Conventions shared by :func:`greedy_decode` and :func:`beam_search`:
+One convention for every decoder (:func:`greedy_decode`, :func:`beam_search`, :func:`sample`):
 
-* the output does **not** contain ``<bos>``: position 0 is the first generated token;
+* the output holds the **generated tokens only**: no ``<bos>``, no prompt; position 0
+  is the first generated token (to see a prompt with its continuation,
+  ``torch.cat([prompt, output], dim=1)``);
 * it contains the ``<eos>`` a sequence ended with; after it come ``pad_id`` tokens
   (default 0, the ``<pad>`` id of :class:`transformer_lib.data.Vocab`);
-* ``max_len`` bounds the number of generated tokens, ``<eos>`` included; a
+* ``max_new_tokens`` bounds the number of generated tokens, ``<eos>`` included; a
   sequence that reaches it without ``<eos>`` is cut there;
-* the output is as wide as its longest sequence, so (B, <= max_len);
+* the output is as wide as its longest sequence, so (B, <= max_new_tokens);
+* the special ids (``bos_id``, ``eos_id``, ``pad_id``) and the length are keyword-only:
+  ``greedy_decode(model, src, bos_id=1, eos_id=2, max_new_tokens=20)``;
 * ``src`` holds token ids (B, S), or float features (B, S, F) for a model with an
   ``n_features`` attribute whose ``encode`` reads features (``SpeechTransformer``);
 * ``src_mask`` (keyword-only) means what it means in ``Transformer.forward``: which
@@ -88,16 +92,18 @@ class _EncoderDecoderModule(nn.Module, EncoderDecoder):
     """An nn.Module that is an :class:`EncoderDecoder`: the type :func:`_encoder_decoder` returns (never built)."""
 
 
-def _encoder_decoder(model: nn.Module, src: Tensor, max_len: int, pad_id: int) -> _EncoderDecoderModule:
+def _encoder_decoder(model: nn.Module, src: Tensor, max_new_tokens: int, pad_id: int) -> _EncoderDecoderModule:
     """The model, unwrapped, once it and the arguments are checked: an encoder-decoder, a positive
-    ``max_len`` within its positional table, ``src`` ids (or features), a pad id >= 0."""
+    ``max_new_tokens`` within its positional table, ``src`` ids (or features), a pad id >= 0."""
     model = unwrap(model)
     if not isinstance(model, nn.Module) or not hasattr(model, "encode") or not hasattr(model, "decode"):
         raise TypeError(f"model must be an encoder-decoder with encode() and decode(), got {type(model).__name__}")
-    check_positive_int("max_len", max_len)
+    check_positive_int("max_new_tokens", max_new_tokens)
     config = getattr(model, "config", None)
-    if config is not None and max_len > config.max_len:
-        raise ValueError(f"max_len={max_len} is longer than the model's positional table (config.max_len={config.max_len})")
+    if config is not None and max_new_tokens > config.max_len:
+        raise ValueError(
+            f"max_new_tokens={max_new_tokens} is longer than the model's positional table (config.max_len={config.max_len})"
+        )
     n_features = getattr(model, "n_features", None)
     if n_features is not None:
         # a model that reads continuous features (B, S, F), e.g. SpeechTransformer's spectrogram frames:
@@ -133,10 +139,10 @@ def _scoring_precision(logits: Tensor) -> Tensor:
 def greedy_decode(
     model: nn.Module,
     src: Tensor,
-    max_len: int,
+    *,
     bos_id: int,
     eos_id: int,
-    *,
+    max_new_tokens: int,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
     use_cache: bool = True,
@@ -146,25 +152,26 @@ def greedy_decode(
     Args:
         model: an encoder-decoder with ``encode``, ``decode`` and ``output_projection``
             (a :class:`transformer_lib.Transformer`).
-        src: source ids. max_len: most tokens to generate per sequence, ``<eos>`` included.
+        src: source ids.
         bos_id, eos_id: the start and end ids.
+        max_new_tokens: most tokens to generate per sequence, ``<eos>`` included.
         src_mask: which source positions may be attended to, broadcastable to (B, 1, 1, S);
             None = all of them. A padded batch needs ``tl.padding_mask(src, pad_id)``.
         pad_id: written after a sequence's ``<eos>``.
         use_cache: reuse the past positions' keys and values (a :class:`KVCache`); False
             re-runs the decoder over the whole prefix at every step. Same tokens.
 
-    Shape: src (B, S) -> (B, L) LongTensor with L <= max_len, no ``<bos>``.
+    Shape: src (B, S) -> (B, L) LongTensor with L <= max_new_tokens, no ``<bos>``.
     Paper: §3.1 (the decoder is auto-regressive). Book: ch-decoding.
     """
-    model = _encoder_decoder(model, src, max_len, pad_id)  # unwrapped; the arguments checked
+    model = _encoder_decoder(model, src, max_new_tokens, pad_id)  # unwrapped; the arguments checked
     B = src.shape[0]
     with _evaluating(model):
         memory = model.encode(src, src_mask=src_mask)  # (B, S, D), computed once
         tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1): <bos>
         finished = torch.zeros(B, dtype=torch.bool, device=src.device)
         cache = _new_cache(model, use_cache)
-        for _ in range(max_len):
+        for _ in range(max_new_tokens):
             next_token = _next_log_probs(model, tgt, memory, src_mask, cache).argmax(dim=-1)  # (B,)
             next_token = next_token.masked_fill(finished, pad_id)
             tgt = torch.cat([tgt, next_token[:, None]], dim=1)
@@ -174,26 +181,39 @@ def greedy_decode(
     return tgt[:, 1:].clone()  # a normal tensor, usable by autograd (e.g. as training targets)
 
 
-def length_penalty(length: Tensor | int, alpha: float) -> Tensor:
+def gnmt_length_penalty(length: Tensor | int, alpha: float, *, dtype: torch.dtype | None = None) -> Tensor:
     """GNMT length penalty lp(Y) = (5 + |Y|)^alpha / (5 + 1)^alpha.
 
     Beam search ranks a hypothesis by log P(Y | X) / lp(Y); with alpha > 0 long
     hypotheses are penalised less for their many negative log-probabilities.
-    alpha = 0 gives lp = 1 (plain log-probability). Returned in the default dtype
-    (``torch.get_default_dtype()``); beam search computes it in its scores' dtype.
+    alpha = 0 gives lp = 1 (plain log-probability). (Not the ``length_penalty`` argument
+    of Hugging Face's ``generate``, which divides by |Y|^alpha.)
 
+    Args:
+        length: |Y|, the generated tokens counted with ``<eos>`` (an int or a tensor).
+        alpha: the exponent, >= 0 (0.6 in the paper); :func:`beam_search`'s ``alpha``.
+        dtype: the floating dtype of the result. None: a floating ``length``'s dtype, else
+            ``torch.get_default_dtype()`` (as torch's factory functions). Beam search passes its
+            scores' dtype.
+
+    Shape: length (...) -> (...), on ``length``'s device.
     Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: ch-decoding.
     """
-    return _lp(torch.as_tensor(length), check_nonnegative("alpha", alpha))
+    length = torch.as_tensor(length)
+    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
+    if dtype is None and length.is_floating_point():
+        dtype = length.dtype
+    return _lp(length, check_nonnegative("alpha", alpha), dtype)
 
 
 def sequence_log_prob(
     model: nn.Module,
     src: Tensor,
     output: Tensor,
+    *,
     bos_id: int,
     eos_id: int,
-    *,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
 ) -> Tensor:
@@ -222,12 +242,12 @@ def sequence_log_prob(
 def beam_search(
     model: nn.Module,
     src: Tensor,
-    max_len: int,
+    *,
     bos_id: int,
     eos_id: int,
-    *,
+    max_new_tokens: int,
     beam_size: int = 4,
-    length_penalty: float = 0.6,
+    alpha: float = 0.6,
     src_mask: Tensor | None = None,
     pad_id: int = 0,
     use_cache: bool = True,
@@ -239,22 +259,22 @@ def beam_search(
     stays as it is. All candidates are ranked by log P / lp(|Y|), where |Y|
     counts the generated tokens (``<eos>`` included), and the best
     ``beam_size`` survive. The search stops when all of a batch's hypotheses
-    have finished or after ``max_len`` tokens; the best-ranked one is returned.
+    have finished or after ``max_new_tokens`` tokens; the best-ranked one is returned.
     With ``beam_size=1`` this is exactly :func:`greedy_decode`: all candidates
     of one step have the same length, so the penalty does not change their order.
 
     Args:
-        model, src, max_len, bos_id, eos_id, src_mask, pad_id, use_cache: as :func:`greedy_decode`
+        model, src, bos_id, eos_id, max_new_tokens, src_mask, pad_id, use_cache: as :func:`greedy_decode`
             (with the cache, each surviving hypothesis takes its parent's cached past).
         beam_size: hypotheses kept per source (4 in the paper).
-        length_penalty: alpha of :func:`length_penalty` (0.6 in the paper; 0 = none).
+        alpha: the exponent of :func:`gnmt_length_penalty` (0.6 in the paper; 0 = no penalty).
 
-    Shape: src (B, S) -> (B, L) LongTensor, L <= max_len, the format of :func:`greedy_decode`.
+    Shape: src (B, S) -> (B, L) LongTensor, L <= max_new_tokens, the format of :func:`greedy_decode`.
     Paper: §6.1; Wu et al. (2016) §7. Book: ch-decoding.
     """
-    model = _encoder_decoder(model, src, max_len, pad_id)  # unwrapped; the arguments checked
+    model = _encoder_decoder(model, src, max_new_tokens, pad_id)  # unwrapped; the arguments checked
     K = check_positive_int("beam_size", beam_size)
-    alpha = check_nonnegative("length_penalty", length_penalty)
+    alpha = check_nonnegative("alpha", alpha)
     B, device = src.shape[0], src.device
     with _evaluating(model):
         memory = model.encode(src, src_mask=src_mask)  # (B, S, D)
@@ -266,7 +286,7 @@ def beam_search(
         finished = torch.zeros(B, K, dtype=torch.bool, device=device)
         lengths = torch.zeros(B, K, dtype=torch.long, device=device)  # |Y| of each hypothesis
         cache = _new_cache(model, use_cache)
-        for t in range(1, max_len + 1):
+        for t in range(1, max_new_tokens + 1):
             step = _next_log_probs(model, tokens.view(B * K, t), memory, beam_src_mask, cache)  # (B*K, V)
             V = step.shape[-1]
             if t == 1 and K > V:
@@ -291,7 +311,7 @@ def beam_search(
                 cache.reorder((parent + K * torch.arange(B, device=device)[:, None]).flatten())
             if bool(finished.all()):
                 break
-        score = log_p / _lp(lengths, alpha, log_p.dtype)  # hypotheses cut at max_len count their length so far
+        score = log_p / _lp(lengths, alpha, log_p.dtype)  # hypotheses cut at max_new_tokens count their length so far
         winner = score.argmax(dim=-1)  # (B,)
         out = tokens[torch.arange(B, device=device), winner, 1:]  # (B, t), drop <bos>
         longest = int(lengths.gather(1, winner[:, None]).max())
@@ -312,11 +332,11 @@ def _lp(length: Tensor, alpha: float, dtype: torch.dtype | None = None) -> Tenso
 def sample(
     lm: nn.Module,
     prompt: Tensor,
-    max_new_tokens: int,
     *,
+    max_new_tokens: int,
+    eos_id: int | None = None,
     temperature: float = 1.0,
     top_k: int | None = None,
-    eos_id: int | None = None,
     generator: torch.Generator | None = None,
     pad_id: int = 0,
     use_cache: bool = True,
@@ -337,7 +357,8 @@ def sample(
             are made on its device, so a CPU generator serves a model on any device.
         use_cache: reuse past keys and values (for an ``lm`` with ``supports_cache``); same tokens.
 
-    Shape: prompt (B, P) -> (B, P + L) with L <= max_new_tokens; the prompt is kept.
+    Shape: prompt (B, P) -> (B, L) with L <= max_new_tokens: the generated tokens only, as
+    every decoder here (``torch.cat([prompt, output], dim=1)`` is the whole sequence).
     Book: ch-variants (decoder-only models), ch-decoding (decoding).
     """
     lm = unwrap(lm)
@@ -374,7 +395,7 @@ def sample(
                 finished |= next_token == eos_id
                 if bool(finished.all()):
                     break
-    return tokens.clone()  # a normal tensor, as greedy_decode's
+    return tokens[:, prompt.shape[1] :].clone()  # the continuation; a normal tensor, as greedy_decode's
 
 
-__all__ = ["beam_search", "greedy_decode", "length_penalty", "sample", "sequence_log_prob"]
+__all__ = ["beam_search", "gnmt_length_penalty", "greedy_decode", "sample", "sequence_log_prob"]

@@ -42,7 +42,7 @@ def check_config(config: object) -> TransformerConfig:
     return config
 
 
-def _final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
+def final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
     # Pre-LN stacks end un-normalised, so they need a last LayerNorm; Post-LN
     # stacks already end in one (the paper's model has no extra norm).
     return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
@@ -82,7 +82,7 @@ class Encoder(nn.Module):
         super().__init__()
         config = check_config(config)
         self.layers = nn.ModuleList(EncoderLayer.from_config(config) for _ in range(config.n_encoder_layers))
-        self.norm = _final_norm(config)
+        self.norm = final_norm(config)
 
     def forward(self, x: Tensor, *, src_mask: Tensor | None = None) -> Tensor:
         for layer in self.layers:
@@ -114,7 +114,7 @@ class Decoder(nn.Module):
         super().__init__()
         config = check_config(config)
         self.layers = nn.ModuleList(DecoderLayer.from_config(config) for _ in range(config.n_decoder_layers))
-        self.norm = _final_norm(config)
+        self.norm = final_norm(config)
 
     def forward(
         self,
@@ -252,46 +252,6 @@ class Transformer(nn.Module):
         memory = self.encode(src, src_mask=src_mask)
         states = self.decode(tgt, memory, src_mask=src_mask, tgt_mask=tgt_mask, causal=causal)
         return self.output_projection(states)  # (B, T, V)
-
-
-class DecoderOnlyLM(nn.Module):
-    """A decoder-only language model (GPT-style): causal self-attention blocks only.
-
-    Each block is an :class:`EncoderLayer` run with the causal mask; there is no
-    cross-attention. Uses ``config.tgt_vocab_size`` and ``config.n_decoder_layers``.
-
-    Forward: ``forward(tokens, *, mask=None, cache=None)``; ``mask`` (keyword-only, e.g. a
-    padding mask broadcastable to (B, H, T, T)) is always ANDed with the causal mask.
-    With ``cache`` (a :class:`~transformer_lib.attention.KVCache`) only the logits of the
-    positions from ``cache.length`` on are computed and returned (``tl.sample`` uses it).
-
-    Shape: tokens (B, T) -> logits (B, T, V).
-    Paper: Radford et al. (2018), §3.1. Book: ch-variants.
-    """
-
-    def __init__(self, config: TransformerConfig) -> None:
-        super().__init__()
-        self.config = config = check_config(config)
-        self.embed = TokenEmbedding(config.tgt_vocab_size, config.d_model, config.scale_embedding)
-        self.positional = positional_layer(config)
-        self.layers = nn.ModuleList(EncoderLayer.from_config(config) for _ in range(config.n_decoder_layers))
-        self.norm = _final_norm(config)
-        tied = self.embed if config.share_embeddings else None
-        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied, config.output_bias)
-
-    supports_cache = True
-
-    def forward(self, tokens: Tensor, *, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
-        past = 0 if cache is None else cache.length
-        x = self.positional(self.embed(tokens[:, past:]), offset=past)  # with a cache: only the positions not seen yet
-        mask = with_causal(mask, x.shape[1], tokens.device, past)
-        for layer in self.layers:
-            x = layer(x, mask=mask, cache=cache)
-        if cache is not None:
-            cache.length = tokens.shape[1]
-        if self.norm is not None:
-            x = self.norm(x)
-        return self.output_projection(x)
 
 
 def set_attention_kernel(model: nn.Module, kernel: str) -> nn.Module:

@@ -44,8 +44,8 @@ from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
 from .decoding import greedy_decode, sample
 from .masks import padding_mask
-from .model import DecoderOnlyLM, model_device, unwrap
-from .variants import EncoderOnlyLM, VisionTransformer, mask_tokens
+from .model import model_device, unwrap
+from .variants import DecoderOnlyLM, EncoderOnlyLM, VisionTransformer, mask_tokens
 
 # --- learning-rate schedule ------------------------------------------------------
 
@@ -285,7 +285,9 @@ def evaluate(
                     logits, output = _lm_logits_and_greedy_output(inner, batch, eos_id, pad_id)
                 else:
                     logits = inner(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
-                    output = greedy_decode(inner, batch.src, T, bos_id, eos_id, src_mask=batch.src_mask, pad_id=pad_id)
+                    output = greedy_decode(
+                        inner, batch.src, bos_id=bos_id, eos_id=eos_id, max_new_tokens=T, src_mask=batch.src_mask, pad_id=pad_id
+                    )
                 flat_logits, flat_targets = logits.flatten(0, 1), batch.tgt_out.flatten()
                 loss_sum += float(F.cross_entropy(flat_logits, flat_targets, ignore_index=pad_id, reduction="sum"))
                 tokens += batch.n_tgt_tokens
@@ -316,8 +318,10 @@ def _lm_logits_and_greedy_output(lm: nn.Module, batch: Batch, eos_id: int, pad_i
     logits = lm(sequence)[:, P:]  # from <bos> on, each position predicts the next target token
     # top_k=1 is greedy decoding: one token keeps all the probability, so the draw is certain
     no_randomness = torch.Generator().manual_seed(0)  # a generator of its own: the global random state is untouched
-    continued = sample(lm, sequence[:, : P + 1], T, top_k=1, eos_id=eos_id, generator=no_randomness, pad_id=pad_id)
-    return logits, continued[:, P + 1 :]
+    continuation = sample(
+        lm, sequence[:, : P + 1], max_new_tokens=T, eos_id=eos_id, top_k=1, generator=no_randomness, pad_id=pad_id
+    )
+    return logits, continuation
 
 
 # --- batch losses: the step that turns a batch into (loss_sum, count) ----------------

@@ -1,11 +1,11 @@
-"""The Transformer's descendants: encoder-only (BERT), vision (ViT) and speech (Whisper) models.
+"""The Transformer's descendants: decoder-only (GPT), encoder-only (BERT), vision (ViT) and speech (Whisper) models.
 
 Each variant reuses the paper's blocks unchanged and differs only in what goes
 in, which stack runs, and what comes out:
 
 * :class:`EncoderOnlyLM` (BERT): the encoder alone, every position sees every
   other, trained to restore corrupted tokens (:func:`mask_tokens`);
-* ``DecoderOnlyLM`` (GPT, in ``model.py``): causal self-attention alone;
+* :class:`DecoderOnlyLM` (GPT): causal self-attention alone, generating tokens;
 * :class:`VisionTransformer` (ViT): image patches as tokens (:class:`PatchEmbedding`),
   a learned class token, the encoder, a classifier on the class token;
 * :class:`SpeechTransformer` (Whisper): a convolutional stem over spectrogram
@@ -24,8 +24,53 @@ from torch import Tensor, nn
 from ._checks import check_float, check_int, check_positive, check_positive_int, check_tensor, check_tokens
 from .attention import KVCache
 from .config import TransformerConfig
-from .model import Decoder, Encoder, check_config, output_projection, positional_layer
+from .layers import EncoderLayer
+from .model import Decoder, Encoder, check_config, final_norm, output_projection, positional_layer, with_causal
 from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
+
+
+class DecoderOnlyLM(nn.Module):
+    """A decoder-only language model (GPT-style): causal self-attention blocks only.
+
+    Each block is an :class:`~transformer_lib.EncoderLayer` (self-attention and FFN) run with
+    the causal mask: a decoder layer without cross-attention, as there is no encoder.
+
+    Config fields read: the *decoder's* (``tgt_vocab_size``, ``n_decoder_layers``), as it
+    generates; ``src_vocab_size`` and ``n_encoder_layers`` are ignored (the table in
+    :class:`~transformer_lib.TransformerConfig` lists what each model reads).
+
+    Forward: ``forward(tokens, *, mask=None, cache=None)``; ``mask`` (keyword-only, e.g. a
+    padding mask broadcastable to (B, H, T, T)) is always ANDed with the causal mask.
+    With ``cache`` (a :class:`~transformer_lib.attention.KVCache`) only the logits of the
+    positions from ``cache.length`` on are computed and returned (``tl.sample`` uses it).
+
+    Shape: tokens (B, T) -> logits (B, T, V).
+    Paper: Radford et al. (2018), §3.1. Book: ch-variants.
+    """
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.config = config = check_config(config)
+        self.embed = TokenEmbedding(config.tgt_vocab_size, config.d_model, config.scale_embedding)
+        self.positional = positional_layer(config)
+        self.layers = nn.ModuleList(EncoderLayer.from_config(config) for _ in range(config.n_decoder_layers))
+        self.norm = final_norm(config)
+        tied = self.embed if config.share_embeddings else None
+        self.output_projection = output_projection(config.d_model, config.tgt_vocab_size, tied, config.output_bias)
+
+    supports_cache = True
+
+    def forward(self, tokens: Tensor, *, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
+        past = 0 if cache is None else cache.length
+        x = self.positional(self.embed(tokens[:, past:]), offset=past)  # with a cache: only the positions not seen yet
+        mask = with_causal(mask, x.shape[1], tokens.device, past)
+        for layer in self.layers:
+            x = layer(x, mask=mask, cache=cache)
+        if cache is not None:
+            cache.length = tokens.shape[1]
+        if self.norm is not None:
+            x = self.norm(x)
+        return self.output_projection(x)
 
 
 class EncoderOnlyLM(nn.Module):
@@ -34,7 +79,9 @@ class EncoderOnlyLM(nn.Module):
     Every position attends to every other (no causal mask), so the output at
     position t depends on tokens before *and after* t. Trained on inputs
     corrupted by :func:`mask_tokens`, it learns to restore the chosen tokens.
-    Uses ``config.src_vocab_size`` and ``config.n_encoder_layers``; the output
+    Config fields read: the *encoder's* (``src_vocab_size``, ``n_encoder_layers``), as it
+    reads a whole input; ``tgt_vocab_size`` and ``n_decoder_layers`` are ignored (the table in
+    :class:`~transformer_lib.TransformerConfig` lists what each model reads). The output
     projection is tied to the embedding when ``config.share_embeddings``.
 
     Forward: ``forward(tokens, *, mask=None)``; ``mask`` (keyword-only): None (all

@@ -136,11 +136,11 @@ def test_cold_sampling_equals_top_1():
     config = tl.TransformerConfig.tiny(d_model=16, n_heads=2, d_ff=32, n_decoder_layers=1, dropout=0.0)
     lm = tl.DecoderOnlyLM(config).double()
     prompt = torch.randint(0, 32, (8, 3), generator=torch.Generator().manual_seed(1))
-    greedy = tl.sample(lm, prompt, 6, top_k=1)
+    greedy = tl.sample(lm, prompt, max_new_tokens=6, top_k=1)
     with torch.no_grad():  # the greedy path's smallest gap between the top two logits
-        top_two = lm(greedy[:, :-1])[:, 2:].topk(2, dim=-1).values
+        top_two = lm(torch.cat([prompt, greedy], dim=1)[:, :-1])[:, 2:].topk(2, dim=-1).values
     gap = (top_two[..., 0] - top_two[..., 1]).min().item()
-    cold = tl.sample(lm, prompt, 6, temperature=gap / 50, generator=torch.Generator().manual_seed(2))
+    cold = tl.sample(lm, prompt, max_new_tokens=6, temperature=gap / 50, generator=torch.Generator().manual_seed(2))
     assert torch.equal(cold, greedy)  # every runner-up keeps at most e^-50 of the mass
 
 

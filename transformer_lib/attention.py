@@ -26,6 +26,12 @@ def masked_softmax(scores: Tensor, mask: Tensor | None) -> Tensor:
     forward nor the backward pass meets ``exp(-inf) / 0 = NaN``.
 
     Shape: scores (..., Tq, Tk), mask broadcastable to it -> weights (..., Tq, Tk).
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> weights = tl.masked_softmax(torch.tensor([[1.0, 2.0, 3.0]]), torch.tensor([[True, True, False]]))
+        >>> [round(w, 4) for w in weights[0].tolist()]  # the masked key gets exactly 0
+        [0.2689, 0.7311, 0.0]
     """
     if mask is None:
         return scores.softmax(dim=-1)
@@ -57,6 +63,15 @@ def attend(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_
         -> out (..., Tq, d_v), weights (..., Tq, Tk).
 
     Paper: §3.2.1, Eq. 1. Book: ch-attention (the computation) and ch-scaling (the scale).
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> q = k = v = torch.eye(3)[None]  # (1, 3, 3): one sequence of three positions
+        >>> out, weights = tl.attend(q, k, v, mask=tl.causal_mask(3)[0])
+        >>> out.shape, weights.shape
+        (torch.Size([1, 3, 3]), torch.Size([1, 3, 3]))
+        >>> weights[0, 0].tolist()  # the first query may see the first key only
+        [1.0, 0.0, 0.0]
     """
     _check_qkv(q, k, v)
     if mask is not None:
@@ -101,6 +116,13 @@ class AdditiveAttention(nn.Module):
 
     Paper: §3.2.1 (compared with dot-product attention), citing Bahdanau et al.
     (2015), §3.1 and appendix A.1.2 (the tanh score). Book: ch-attention.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> attention = tl.AdditiveAttention(query_dim=4, key_dim=6, hidden_dim=8)
+        >>> out, weights = attention(torch.randn(2, 3, 4), torch.randn(2, 5, 6), torch.randn(2, 5, 7))
+        >>> out.shape, weights.shape
+        (torch.Size([2, 3, 7]), torch.Size([2, 3, 5]))
     """
 
     def __init__(self, query_dim: int, key_dim: int, hidden_dim: int) -> None:
@@ -142,6 +164,16 @@ class KVCache:
 
     Paper: §3.1 (the decoder is auto-regressive: position i depends only on
     positions < i, so their keys and values never change). Book: ch-cost.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> lm = tl.DecoderOnlyLM(tl.TransformerConfig.tiny()).eval()
+        >>> cache = tl.KVCache()
+        >>> with torch.no_grad():
+        ...     first = lm(torch.tensor([[1, 5, 6]]), cache=cache)  # three positions, all new
+        ...     step = lm(torch.tensor([[1, 5, 6, 7]]), cache=cache)  # one new position
+        >>> cache.length, first.shape, step.shape
+        (4, torch.Size([1, 3, 32]), torch.Size([1, 1, 32]))
     """
 
     def __init__(self) -> None:
@@ -203,6 +235,14 @@ class MultiHeadAttention(nn.Module):
         weights (B, H, Tq, Tk) or None.
 
     Paper: §3.2.2. Book: ch-multihead.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> attention = tl.MultiHeadAttention(d_model=16, n_heads=4)
+        >>> x = torch.randn(2, 5, 16)
+        >>> out, weights = attention(x, x, x, need_weights=True)  # self-attention
+        >>> out.shape, weights.shape  # weights per head: (B, H, Tq, Tk)
+        (torch.Size([2, 5, 16]), torch.Size([2, 4, 5, 5]))
     """
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True, kernel: str = "fused") -> None:

@@ -163,6 +163,13 @@ def greedy_decode(
 
     Shape: src (B, S) -> (B, L) LongTensor with L <= max_new_tokens, no ``<bos>``.
     Paper: §3.1 (the decoder is auto-regressive). Book: ch-decoding.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny())
+        >>> out = tl.greedy_decode(model, torch.tensor([[4, 5, 6]]), bos_id=1, eos_id=2, max_new_tokens=5)
+        >>> out.shape[0], out.shape[1] <= 5, out.dtype  # no <bos>; at most 5 tokens
+        (1, True, torch.int64)
     """
     model = _encoder_decoder(model, src, max_new_tokens, pad_id)  # unwrapped; the arguments checked
     B = src.shape[0]
@@ -198,6 +205,13 @@ def gnmt_length_penalty(length: Tensor | int, alpha: float, *, dtype: torch.dtyp
 
     Shape: length (...) -> (...), on ``length``'s device.
     Paper: §6.1 (alpha = 0.6), citing Wu et al. (2016), Eq. 14. Book: ch-decoding.
+
+    Examples:
+        >>> import transformer_lib as tl
+        >>> float(tl.gnmt_length_penalty(1, alpha=0.6))  # one token: no penalty
+        1.0
+        >>> round(float(tl.gnmt_length_penalty(7, alpha=0.5)), 4)  # sqrt(12 / 6)
+        1.4142
     """
     length = torch.as_tensor(length)
     if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
@@ -226,6 +240,15 @@ def sequence_log_prob(
     Shape: src (B, S), output (B, L) -> (B,) float tensor in the model's precision
     (float32 at least: a float64 model's scores keep float64 digits).
     Book: ch-decoding (beam search against greedy decoding).
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny())
+        >>> src = torch.tensor([[4, 5, 6]])
+        >>> out = tl.greedy_decode(model, src, bos_id=1, eos_id=2, max_new_tokens=5)
+        >>> score = tl.sequence_log_prob(model, src, out, bos_id=1, eos_id=2)
+        >>> score.shape, bool(score <= 0)  # a log-probability
+        (torch.Size([1]), True)
     """
     model = _encoder_decoder(model, src, max(output.shape[1], 1), pad_id)
     B = output.shape[0]
@@ -271,6 +294,14 @@ def beam_search(
 
     Shape: src (B, S) -> (B, L) LongTensor, L <= max_new_tokens, the format of :func:`greedy_decode`.
     Paper: §6.1; Wu et al. (2016) §7. Book: ch-decoding.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny())
+        >>> src = torch.tensor([[4, 5, 6]])
+        >>> one = tl.beam_search(model, src, bos_id=1, eos_id=2, max_new_tokens=5, beam_size=1)
+        >>> torch.equal(one, tl.greedy_decode(model, src, bos_id=1, eos_id=2, max_new_tokens=5))  # a beam of one is greedy
+        True
     """
     model = _encoder_decoder(model, src, max_new_tokens, pad_id)  # unwrapped; the arguments checked
     K = check_positive_int("beam_size", beam_size)
@@ -360,6 +391,14 @@ def sample(
     Shape: prompt (B, P) -> (B, L) with L <= max_new_tokens: the generated tokens only, as
     every decoder here (``torch.cat([prompt, output], dim=1)`` is the whole sequence).
     Book: ch-variants (decoder-only models), ch-decoding (decoding).
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> lm = tl.DecoderOnlyLM(tl.TransformerConfig.tiny())
+        >>> prompt = torch.tensor([[1, 4]])
+        >>> out = tl.sample(lm, prompt, max_new_tokens=3, generator=torch.Generator().manual_seed(0))
+        >>> out.shape  # the continuation only; torch.cat([prompt, out], dim=1) is the whole sequence
+        torch.Size([1, 3])
     """
     lm = unwrap(lm)
     if not isinstance(lm, nn.Module):

@@ -46,6 +46,12 @@ class DecoderOnlyLM(nn.Module):
 
     Shape: tokens (B, T) -> logits (B, T, V).
     Paper: Radford et al. (2018), §3.1. Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> lm = tl.DecoderOnlyLM(tl.TransformerConfig.tiny())  # reads tgt_vocab_size = 32, n_decoder_layers = 2
+        >>> lm(torch.tensor([[1, 4, 5]])).shape
+        torch.Size([1, 3, 32])
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -92,6 +98,12 @@ class EncoderOnlyLM(nn.Module):
 
     Paper: the encoder of Vaswani et al. §3.1; the objective is Devlin et al.
     (2019), §3.1 "Masked LM". Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> bert = tl.EncoderOnlyLM(tl.TransformerConfig.tiny())  # reads src_vocab_size = 32, n_encoder_layers = 2
+        >>> bert(torch.tensor([[1, 4, 3, 5]])).shape
+        torch.Size([1, 4, 32])
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -130,6 +142,15 @@ def mask_tokens(
 
     Returns: ``(inputs, labels)``, both (B, T) long tensors.
     Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> tokens = torch.arange(4, 24).view(2, 10)
+        >>> inputs, labels = tl.mask_tokens(tokens, mask_id=3, vocab_size=32, generator=torch.Generator().manual_seed(0))
+        >>> inputs.shape == labels.shape == tokens.shape
+        True
+        >>> bool(((labels == -100) | (labels == tokens)).all())  # a label is the original token or ignored
+        True
     """
     check_tokens("tokens", tokens, vocab_size)
     if not isinstance(generator, torch.Generator):
@@ -164,6 +185,12 @@ class PatchEmbedding(nn.Module):
     Shape: images (B, C, H, W) -> (B, N, D) with N = (H/p)(W/p), patches in
     row-major order.
     Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1. Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> patches = tl.PatchEmbedding(image_size=8, patch_size=4, in_channels=1, d_model=16)
+        >>> patches(torch.zeros(2, 1, 8, 8)).shape  # (8 / 4)^2 = 4 patches per image
+        torch.Size([2, 4, 16])
     """
 
     def __init__(self, image_size: int, patch_size: int, in_channels: int, d_model: int) -> None:
@@ -197,6 +224,12 @@ class VisionTransformer(nn.Module):
 
     Shape: images (B, C, H, W) -> logits (B, n_classes).
     Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> vit = tl.VisionTransformer(tl.TransformerConfig.tiny(), image_size=8, patch_size=4, in_channels=1, n_classes=3)
+        >>> vit(torch.zeros(2, 1, 8, 8)).shape  # one logit per class
+        torch.Size([2, 3])
     """
 
     def __init__(self, config: TransformerConfig, image_size: int, patch_size: int, in_channels: int, n_classes: int) -> None:
@@ -227,6 +260,11 @@ def log_spectrogram(waveform: Tensor, n_fft: int = 64, hop_length: int = 32, eps
 
     Shape: waveform (B, L) -> (B, frames, n_fft/2 + 1), frames = L // hop_length + 1.
     Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> tl.log_spectrogram(torch.zeros(1, 256)).shape  # (B, frames, n_fft // 2 + 1)
+        torch.Size([1, 9, 33])
     """
     check_tensor("waveform", waveform, "(B, L)", rank=2)
     check_positive_int("n_fft", n_fft)
@@ -259,6 +297,13 @@ class SpeechTransformer(nn.Module):
     Shape: features (B, S, F) -> memory (B, ceil(S/2), D); tokens (B, T) ->
     logits (B, T, V).
     Paper: Radford et al. (2023), §2.3. Book: ch-variants.
+
+    Examples:
+        >>> import torch, transformer_lib as tl
+        >>> speech = tl.SpeechTransformer(tl.TransformerConfig.tiny(), n_features=33)
+        >>> features = tl.log_spectrogram(torch.randn(1, 1024))  # (1, 33, 33): 33 frames
+        >>> speech(features, torch.tensor([[1, 5, 6]])).shape  # logits for each target position
+        torch.Size([1, 3, 32])
     """
 
     def __init__(self, config: TransformerConfig, n_features: int) -> None:

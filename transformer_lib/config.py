@@ -25,6 +25,15 @@ class TransformerConfig:
     Use the presets ``base()``, ``big()`` and ``tiny()``; pass keyword
     arguments to a preset to change single fields, for example
     ``TransformerConfig.tiny(src_vocab_size=20, tgt_vocab_size=20)``.
+
+    Examples:
+        >>> config = tl.TransformerConfig.tiny(src_vocab_size=20, tgt_vocab_size=20)
+        >>> config.d_model, config.n_heads, config.d_head
+        (64, 4, 16)
+        >>> config.replace(n_heads=3)
+        Traceback (most recent call last):
+            ...
+        ValueError: d_model must be divisible by n_heads: got d_model=64, n_heads=3 (remainder 1)
     """
 
     src_vocab_size: int = 37000  # paper §5.1: shared source-target BPE vocabulary of ~37000 tokens

@@ -67,12 +67,14 @@ test: setup lint unit nbval nbval-emulated build
 
 # ruff: lint rules and formatting; mypy: types of the two packages and tools/ (configured in pyproject.toml [tool.mypy]).
 lint: setup
-	$(BIN)/ruff check transformer_lib book_support tests benchmarks tools
-	$(BIN)/ruff format --check transformer_lib book_support tests benchmarks tools
+	$(BIN)/ruff check transformer_lib book_support tests benchmarks tools conftest.py
+	$(BIN)/ruff format --check transformer_lib book_support tests benchmarks tools conftest.py
 	$(BIN)/python -m mypy
 
+# Every test folder, and the examples in the library's docstrings as doctests (tl and torch in their namespace:
+# conftest.py; tests/test_docstrings.py fails on a public function or class without one).
 unit: setup
-	$(BIN)/python -m pytest -n $(JOBS) --timeout=900 tests
+	$(BIN)/python -m pytest -n $(JOBS) --timeout=900 --doctest-modules transformer_lib tests
 
 nbval: setup
 	$(NBVAL) book

@@ -51,6 +51,13 @@ class BleuScore:
         totals: n-grams in the outputs per order.
         brevity_penalty: BP, in (0, 1].
         sys_len: total output length c. ref_len: total effective reference length r.
+
+    Examples:
+        >>> score = tl.bleu.corpus_bleu([["the", "cat", "sat", "on", "the"]], [["the", "cat", "sat", "on", "the", "mat"]])
+        >>> score.counts, score.totals, round(score.brevity_penalty, 3)  # every n-gram matches; the output is short
+        ((5, 4, 3, 2), (5, 4, 3, 2), 0.819)
+        >>> print(score)
+        BLEU = 81.87 100.0/100.0/100.0/100.0 (BP = 0.819 ratio = 0.833 hyp_len = 5 ref_len = 6)
     """
 
     score: float
@@ -71,7 +78,12 @@ class BleuScore:
 
 
 def ngram_counts(tokens: Sequence[Any], n: int) -> Counter:
-    """The n-grams of ``tokens`` (as tuples) with their counts."""
+    """The n-grams of ``tokens`` (as tuples) with their counts.
+
+    Examples:
+        >>> tl.bleu.ngram_counts(["a", "b", "a", "b"], 2)
+        Counter({('a', 'b'): 2, ('b', 'a'): 1})
+    """
     check_positive_int("n", n)
     return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
@@ -130,9 +142,12 @@ def corpus_bleu(
     Returns:
         a :class:`BleuScore`; ``score`` is on the 0-100 scale.
 
-    Example::
-
-        tl.bleu.corpus_bleu([["the", "cat", "sat"]], [["the", "cat", "sat", "down"]]).score
+    Examples:
+        >>> reference = "the cat sat on the mat".split()
+        >>> round(tl.bleu.corpus_bleu([reference], [reference]).score, 2)
+        100.0
+        >>> print(tl.bleu.corpus_bleu(["the cat sat on a mat".split()], [reference]))
+        BLEU = 53.73 83.3/60.0/50.0/33.3 (BP = 1.000 ratio = 1.000 hyp_len = 6 ref_len = 6)
     """
     check_positive_int("max_order", max_order)
     check_choice("smooth", smooth, SMOOTHING)

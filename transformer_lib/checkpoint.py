@@ -37,7 +37,14 @@ _REQUIRED = ("format", "version", "step", "config", "model")
 
 
 def config_dict(model: nn.Module) -> dict[str, Any] | None:
-    """The model's config as a plain dict (None if the model has no dataclass config). Book: ch-training."""
+    """The model's config as a plain dict (None if the model has no dataclass config). Book: ch-training.
+
+    Examples:
+        >>> tl.checkpoint.config_dict(tl.Transformer(tl.TransformerConfig.tiny()))["d_model"]
+        64
+        >>> tl.checkpoint.config_dict(torch.nn.Linear(2, 2)) is None  # no config to store
+        True
+    """
     config = getattr(unwrap(model), "config", None)
     if isinstance(config, type) or not dataclasses.is_dataclass(config):
         return None
@@ -56,6 +63,14 @@ def save_checkpoint(
     """Write a checkpoint atomically; extra keyword values (plain data) are stored too.
 
     Returns the path written. Book: ch-training.
+
+    Examples:
+        >>> import tempfile
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny())
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = tl.save_checkpoint(f"{folder}/checkpoint.pt", model=model, step=7, note="tiny")
+        ...     tl.load_checkpoint(path)["note"]
+        'tiny'
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -98,6 +113,16 @@ def load_checkpoint(
             transformer_lib checkpoint, or was written for a different model config.
 
     Returns the checkpoint's dict (step, history, random states ...). Book: ch-training.
+
+    Examples:
+        >>> import tempfile
+        >>> saved, fresh = tl.Transformer(tl.TransformerConfig.tiny()), tl.Transformer(tl.TransformerConfig.tiny())
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = tl.save_checkpoint(f"{folder}/checkpoint.pt", model=saved, step=7)
+        ...     tl.load_checkpoint(path, model=fresh)["step"]
+        7
+        >>> torch.equal(fresh.output_projection.weight, saved.output_projection.weight)
+        True
     """
     path = Path(path)
     if not path.is_file():

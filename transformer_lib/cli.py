@@ -92,7 +92,14 @@ _positive = _number_in(0.0, None, low_open=True, high_open=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; the defaults: the paper's recipe scaled down for the dates task. Book: ch-training."""
+    """The argument parser; the defaults: the paper's recipe scaled down for the dates task. Book: ch-training.
+
+    Examples:
+        >>> from transformer_lib import cli
+        >>> args = cli.build_parser().parse_args(["--task", "dates", "--steps", "1000", "--out", "runs/dates"])
+        >>> args.d_model, args.heads, args.layers, args.warmup, args.smoothing
+        (64, 4, 2, 200, 0.1)
+    """
     parser = _Parser(
         prog="python -m transformer_lib.train",
         description=(
@@ -132,7 +139,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """The checks that involve more than one argument; each failure is ``parser.error`` naming the flag."""
+    """The checks that involve more than one argument; each failure is ``parser.error`` naming the flag.
+
+    Examples:
+        >>> from transformer_lib import cli
+        >>> parser = cli.build_parser()
+        >>> args = parser.parse_args(["--task", "dates", "--steps", "1000", "--out", "runs/dates", "--heads", "3"])
+        >>> cli.check_args(parser, args)  # on stderr: "... error: argument --heads: must divide --d-model=64 ..."
+        Traceback (most recent call last):
+            ...
+        SystemExit: 2
+    """
     if args.d_model % args.heads != 0:
         parser.error(f"argument --heads: must divide --d-model={args.d_model} (each head has width D / H), got {args.heads}")
     if args.d_model % 2 != 0:
@@ -161,7 +178,20 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Train as ``args`` say; return the summary (also written to OUT/summary.json by rank 0). Book: ch-training."""
+    """Train as ``args`` say; return the summary (also written to OUT/summary.json by rank 0). Book: ch-training.
+
+    Examples:
+        >>> import tempfile
+        >>> from transformer_lib import cli
+        >>> small = "--d-model 8 --heads 2 --d-ff 16 --layers 1 --batch-tokens 32 --eval-examples 10".split()
+        >>> with tempfile.TemporaryDirectory() as out:
+        ...     args = cli.build_parser().parse_args(["--task", "copy", "--steps", "2", "--out", out, "--no-progress", *small])
+        ...     summary = cli.run(args)
+        eval: step=2 held_out_loss=... exact_match=...% of 10 held-out examples
+        summary: task=copy steps=2 parameters=1616 train_loss=... seconds=...
+        >>> summary["steps"], summary["parameters"]
+        (2, 1616)
+    """
     torch.set_num_threads(args.threads)
     started = False
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
@@ -265,6 +295,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A bad argument ends the program with a one-line error naming the flag (exit status 2).
     Book: ch-training.
+
+    Examples:
+        >>> import tempfile
+        >>> from transformer_lib import cli
+        >>> small = "--d-model 8 --heads 2 --d-ff 16 --layers 1 --batch-tokens 32 --eval-examples 10".split()
+        >>> with tempfile.TemporaryDirectory() as out:
+        ...     cli.main(["--task", "copy", "--steps", "1", "--out", out, "--no-progress", *small])
+        eval: step=1 held_out_loss=... exact_match=...% of 10 held-out examples
+        summary: task=copy steps=1 parameters=1616 ...
+        0
     """
     parser = build_parser()
     args = parser.parse_args(argv)

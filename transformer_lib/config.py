@@ -43,6 +43,15 @@ class TransformerConfig:
     ``DecoderOnlyLM``'s blocks are self-attention and FFN, the layout of an encoder layer,
     but it is the decoder (causal, generating) without the cross-attention it has no
     memory for; tests check that each model ignores the fields marked so.
+
+    Examples:
+        >>> config = tl.TransformerConfig.tiny(src_vocab_size=20, tgt_vocab_size=20)
+        >>> config.d_model, config.n_heads, config.d_head
+        (64, 4, 16)
+        >>> config.replace(n_heads=3)
+        Traceback (most recent call last):
+            ...
+        ValueError: d_model must be divisible by n_heads: got d_model=64, n_heads=3 (remainder 1)
     """
 
     src_vocab_size: int = 37000  # paper §5.1: shared source-target BPE vocabulary of ~37000 tokens

@@ -47,6 +47,13 @@ class Vocab:
         tokens: the ordinary tokens (strings, distinct, not special tokens).
 
     Book: ch-training.
+
+    Examples:
+        >>> vocab = tl.Vocab(["a", "b"])
+        >>> vocab, vocab.encode(["b", "a"])
+        (Vocab(6 tokens: 4 special + a, b), [5, 4])
+        >>> vocab.decode([vocab.bos_id, 5, 4, vocab.eos_id, vocab.pad_id])
+        ['b', 'a']
     """
 
     pad_id, bos_id, eos_id, unk_id = PAD_ID, BOS_ID, EOS_ID, UNK_ID
@@ -135,6 +142,13 @@ class Batch:
     another); ``batch.to(device)`` moves them all.
 
     Book: ch-training.
+
+    Examples:
+        >>> batch = tl.collate([((4, 5), (6,)), ((4,), (6, 7))])
+        >>> batch.tgt_in.tolist(), batch.tgt_out.tolist()  # <bos> + target, target + <eos>
+        ([[1, 6, 0], [1, 6, 7]], [[6, 2, 0], [6, 7, 2]])
+        >>> len(batch), batch.n_tgt_tokens
+        (2, 5)
     """
 
     src: Tensor | None
@@ -233,6 +247,11 @@ def collate(
 
     Shape: B examples -> src (B, S), tgt_in/tgt_out (B, T) with T = longest target + 1.
     Paper: §3.1 ("output embeddings offset by one position"). Book: ch-training.
+
+    Examples:
+        >>> batch = tl.collate([((4, 5), (6,)), ((4,), (6, 7))])
+        >>> batch.src.tolist(), batch.src_mask.shape, batch.tgt_mask.shape
+        ([[4, 5], [4, 0]], torch.Size([2, 1, 1, 2]), torch.Size([2, 1, 3, 3]))
     """
     for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id)):
         check_nonnegative_int(name, value)
@@ -304,6 +323,11 @@ def batch_by_tokens(examples: Sequence[Example], max_tokens: int, sort_by_length
         sort_by_length: group by length (the paper) or keep the given order.
 
     Paper: §5.1 (about 25000 source and 25000 target tokens per batch). Book: ch-training.
+
+    Examples:
+        >>> examples = [((4,) * n, (5,) * n) for n in (1, 3, 2, 3)]
+        >>> [[len(src) for src, _ in batch] for batch in tl.batch_by_tokens(examples, max_tokens=8)]
+        [[1, 2], [3, 3]]
     """
     check_positive_int("max_tokens", max_tokens)
     check_bool("sort_by_length", sort_by_length)
@@ -333,6 +357,11 @@ def padding_fraction(batches: Iterable[Sequence[Example] | Batch]) -> float:
 
     Accepts lists of examples (as from :func:`batch_by_tokens`) or collated
     :class:`Batch` objects. Book: ch-training (length-grouped versus random batches).
+
+    Examples:
+        >>> batch = [((4,), (5,)), ((4, 4, 4), (5, 5, 5))]  # padded to 2 x 3 source and 2 x 4 target tokens
+        >>> round(tl.padding_fraction([batch]), 4)  # 4 of those 14 positions are padding
+        0.2857
     """
     padded = real = 0
     for batch in batches:

@@ -50,7 +50,15 @@ def _require(name: str, value: object, kind: type) -> None:
 
 @torch.no_grad()
 def copy_mha_to_torch(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> None:
-    """Copy our four projections into ``theirs`` (in place)."""
+    """Copy our four projections into ``theirs`` (in place).
+
+    Examples:
+        >>> ours, theirs = tl.MultiHeadAttention(8, 2), torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        >>> tl.interop.copy_mha_to_torch(ours, theirs)
+        >>> x = torch.randn(1, 3, 8)
+        >>> torch.allclose(ours(x, x, x)[0], theirs(x, x, x)[0], atol=1e-6)
+        True
+    """
     _require("ours", ours, MultiHeadAttention)
     _require("theirs", theirs, nn.MultiheadAttention)
     if theirs.embed_dim != ours.d_model or theirs.num_heads != ours.n_heads:
@@ -68,7 +76,14 @@ def copy_mha_to_torch(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -
 
 @torch.no_grad()
 def copy_mha_from_torch(theirs: nn.MultiheadAttention, ours: MultiHeadAttention) -> None:
-    """Copy ``theirs`` into our four projections (in place)."""
+    """Copy ``theirs`` into our four projections (in place).
+
+    Examples:
+        >>> theirs, ours = torch.nn.MultiheadAttention(8, 2, batch_first=True), tl.MultiHeadAttention(8, 2)
+        >>> tl.interop.copy_mha_from_torch(theirs, ours)
+        >>> torch.equal(ours.k_proj.weight, theirs.in_proj_weight[8:16])  # W_k: the middle third
+        True
+    """
     _require("theirs", theirs, nn.MultiheadAttention)
     _require("ours", ours, MultiHeadAttention)
     if theirs.in_proj_weight is None:
@@ -90,7 +105,13 @@ def copy_mha_from_torch(theirs: nn.MultiheadAttention, ours: MultiHeadAttention)
 
 
 def to_torch_mha(ours: MultiHeadAttention) -> nn.MultiheadAttention:
-    """A new ``nn.MultiheadAttention(batch_first=True)`` with our weights."""
+    """A new ``nn.MultiheadAttention(batch_first=True)`` with our weights.
+
+    Examples:
+        >>> theirs = tl.interop.to_torch_mha(tl.MultiHeadAttention(8, 2))
+        >>> theirs.in_proj_weight.shape, theirs.batch_first  # W_q, W_k, W_v in one (3D, D) matrix
+        (torch.Size([24, 8]), True)
+    """
     _require("ours", ours, MultiHeadAttention)
     theirs = nn.MultiheadAttention(
         ours.d_model, ours.n_heads, dropout=ours.dropout, bias=ours.q_proj.bias is not None, batch_first=True
@@ -101,7 +122,13 @@ def to_torch_mha(ours: MultiHeadAttention) -> nn.MultiheadAttention:
 
 
 def from_torch_mha(theirs: nn.MultiheadAttention) -> MultiHeadAttention:
-    """A new :class:`MultiHeadAttention` with the weights of ``theirs``."""
+    """A new :class:`MultiHeadAttention` with the weights of ``theirs``.
+
+    Examples:
+        >>> ours = tl.interop.from_torch_mha(torch.nn.MultiheadAttention(8, 2, batch_first=True))
+        >>> ours.q_proj.weight.shape, ours.n_heads
+        (torch.Size([8, 8]), 2)
+    """
     _require("theirs", theirs, nn.MultiheadAttention)
     ours = MultiHeadAttention(theirs.embed_dim, theirs.num_heads, dropout=theirs.dropout, bias=theirs.in_proj_bias is not None)
     ours = _like(ours, theirs)
@@ -205,6 +232,13 @@ def to_torch_encoder_layer(ours: EncoderLayer) -> nn.TransformerEncoderLayer:
 
     With ``bias=False`` the torch layer has no LayerNorm biases: ValueError unless ours are all 0
     (see the module docstring).
+
+    Examples:
+        >>> ours = tl.EncoderLayer(d_model=8, n_heads=2, d_ff=16).eval()
+        >>> theirs = tl.interop.to_torch_encoder_layer(ours).eval()
+        >>> x = torch.randn(2, 3, 8)
+        >>> torch.allclose(ours(x), theirs(x), atol=1e-5)
+        True
     """
     _require("ours", ours, EncoderLayer)
     _check_norm_biases(ours)
@@ -223,6 +257,13 @@ def from_torch_encoder_layer(theirs: nn.TransformerEncoderLayer) -> EncoderLayer
     """A new :class:`EncoderLayer` with the weights of ``theirs``.
 
     From a torch layer with ``bias=False`` (no LayerNorm biases), our LayerNorm biases are 0.
+
+    Examples:
+        >>> theirs = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True).eval()
+        >>> ours = tl.interop.from_torch_encoder_layer(theirs).eval()
+        >>> x = torch.randn(2, 3, 8)
+        >>> torch.allclose(ours(x), theirs(x), atol=1e-5)
+        True
     """
     _require("theirs", theirs, nn.TransformerEncoderLayer)
     _check_batch_first(theirs)
@@ -241,6 +282,13 @@ def to_torch_decoder_layer(ours: DecoderLayer) -> nn.TransformerDecoderLayer:
     """A new ``nn.TransformerDecoderLayer(batch_first=True)`` with our weights.
 
     ``bias=False``: as :func:`to_torch_encoder_layer` (our LayerNorm biases must be 0).
+
+    Examples:
+        >>> ours = tl.DecoderLayer(d_model=8, n_heads=2, d_ff=16).eval()
+        >>> theirs = tl.interop.to_torch_decoder_layer(ours).eval()
+        >>> x, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+        >>> torch.allclose(ours(x, memory), theirs(x, memory), atol=1e-5)
+        True
     """
     _require("ours", ours, DecoderLayer)
     _check_norm_biases(ours)
@@ -260,6 +308,12 @@ def from_torch_decoder_layer(theirs: nn.TransformerDecoderLayer) -> DecoderLayer
     """A new :class:`DecoderLayer` with the weights of ``theirs``.
 
     From a torch layer with ``bias=False`` (no LayerNorm biases), our LayerNorm biases are 0.
+
+    Examples:
+        >>> theirs = torch.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, batch_first=True)
+        >>> ours = tl.interop.from_torch_decoder_layer(theirs)
+        >>> type(ours).__name__, torch.equal(ours.cross_attn.out_proj.weight, theirs.multihead_attn.out_proj.weight)
+        ('DecoderLayer', True)
     """
     _require("theirs", theirs, nn.TransformerDecoderLayer)
     _check_batch_first(theirs)
@@ -289,6 +343,13 @@ def to_torch_encoder(ours: Encoder) -> nn.TransformerEncoder:
     ``norm`` is None for the paper's Post-LN stack and a copy of our final
     LayerNorm for Pre-LN. (``nn.Transformer`` always adds a final norm, which
     the paper's Post-LN model does not have.)
+
+    Examples:
+        >>> ours = tl.Encoder(tl.TransformerConfig.tiny()).eval()
+        >>> theirs = tl.interop.to_torch_encoder(ours).eval()
+        >>> x = torch.randn(2, 5, 64)
+        >>> len(theirs.layers), theirs.norm, torch.allclose(ours(x), theirs(x), atol=1e-5)  # Post-LN: no final norm
+        (2, None, True)
     """
     _require("ours", ours, Encoder)
     layers = [to_torch_encoder_layer(cast(EncoderLayer, layer)) for layer in ours.layers]
@@ -298,7 +359,14 @@ def to_torch_encoder(ours: Encoder) -> nn.TransformerEncoder:
 
 
 def to_torch_decoder(ours: Decoder) -> nn.TransformerDecoder:
-    """A new ``nn.TransformerDecoder`` with our layers' weights (final norm as in :func:`to_torch_encoder`)."""
+    """A new ``nn.TransformerDecoder`` with our layers' weights (final norm as in :func:`to_torch_encoder`).
+
+    Examples:
+        >>> ours = tl.Decoder(tl.TransformerConfig.tiny(norm_first=True)).eval()
+        >>> theirs = tl.interop.to_torch_decoder(ours)  # Pre-LN: with a copy of the final LayerNorm
+        >>> len(theirs.layers), theirs.norm is ours.norm, torch.equal(theirs.norm.weight, ours.norm.weight)
+        (2, False, True)
+    """
     _require("ours", ours, Decoder)
     layers = [to_torch_decoder_layer(cast(DecoderLayer, layer)) for layer in ours.layers]
     theirs = nn.TransformerDecoder(layers[0], len(layers), norm=_copied_norm(ours.norm))

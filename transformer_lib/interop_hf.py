@@ -52,6 +52,14 @@ def marian_permutation(d_model: int) -> Tensor:
 
     Shape: -> (d_model,) LongTensor.
     Paper: §3.5 (the sinusoids). Book: ch-positions.
+
+    Examples:
+        >>> perm = tl.interop_hf.marian_permutation(6)
+        >>> perm
+        tensor([0, 3, 1, 4, 2, 5])
+        >>> marian = torch.tensor([10, 11, 12, 20, 21, 22])  # sin_0 sin_1 sin_2 cos_0 cos_1 cos_2
+        >>> marian[perm]  # the library's order: sin_0 cos_0 sin_1 cos_1 ...
+        tensor([10, 20, 11, 21, 12, 22])
     """
     check_nonnegative_int("d_model", d_model)
     if d_model == 0 or d_model % 2 != 0:
@@ -185,6 +193,18 @@ def from_marian(theirs: Any) -> Transformer:
             table that is not the sinusoids.
 
     Paper: §3.4-3.5 (embeddings, sinusoids); Junczys-Dowmunt et al. (2018), Marian. Book: ch-model.
+
+    Examples:
+        Skipped as doctests: they need the optional package ``transformers``, whose import alone takes
+        seconds; ``tests/test_interop_hf.py`` checks the same conversions.
+
+        >>> ours = tl.Transformer(tl.TransformerConfig.tiny())
+        >>> theirs = tl.interop_hf.to_marian(ours, pad_id=0, eos_id=2)  # doctest: +SKIP
+        >>> back = tl.interop_hf.from_marian(theirs)  # doctest: +SKIP
+        >>> back.config == ours.config.replace(output_bias=True)  # doctest: +SKIP
+        True
+        >>> torch.equal(back.encoder.layers[0].ffn.linear1.weight, ours.encoder.layers[0].ffn.linear1.weight)  # doctest: +SKIP
+        True
     """
     state, hf = _state_and_config(theirs, "theirs", "MarianMTModel")
     n_enc, n_dec = int(hf.encoder_layers), int(hf.decoder_layers)
@@ -265,6 +285,16 @@ def to_marian(ours: Transformer, *, pad_id: int, eos_id: int) -> Any:
         TypeError / ValueError: ``ours`` is not a Transformer, or one Marian cannot express.
 
     Book: ch-model.
+
+    Examples:
+        Skipped as doctests, as those of :func:`from_marian` (``transformers`` is optional and slow to import).
+
+        >>> ours = tl.Transformer(tl.TransformerConfig.tiny()).eval()
+        >>> theirs = tl.interop_hf.to_marian(ours, pad_id=0, eos_id=2).eval()  # doctest: +SKIP
+        >>> src, tgt = torch.randint(3, 32, (1, 5)), torch.randint(3, 32, (1, 4))
+        >>> logits = theirs(input_ids=src, decoder_input_ids=tgt).logits  # doctest: +SKIP
+        >>> torch.allclose(ours(src, tgt), logits, atol=1e-5)  # doctest: +SKIP
+        True
     """
     if not isinstance(ours, Transformer):
         raise TypeError(f"ours must be a transformer_lib.Transformer, got {type(ours).__name__}")
@@ -403,6 +433,17 @@ def from_bert_layer(theirs: Any) -> EncoderLayer:
 
     Shape: as :class:`~transformer_lib.EncoderLayer`, x (B, S, D) -> (B, S, D).
     Paper: Devlin et al. (2019), §3; Vaswani et al. §3.1. Book: ch-model and ch-variants.
+
+    Examples:
+        Skipped as doctests, as those of :func:`from_marian` (``transformers`` is optional and slow to import).
+
+        >>> import transformers  # doctest: +SKIP
+        >>> hf_config = transformers.BertConfig(hidden_size=16, num_attention_heads=2, intermediate_size=32)  # doctest: +SKIP
+        >>> theirs = transformers.BertModel(hf_config).encoder.layer[0].eval()  # doctest: +SKIP
+        >>> ours = tl.interop_hf.from_bert_layer(theirs).eval()  # doctest: +SKIP
+        >>> x = torch.randn(2, 5, 16)
+        >>> torch.allclose(ours(x), theirs(x), atol=1e-5)  # doctest: +SKIP
+        True
     """
     state, hf = _bert_parts(theirs, "theirs", "BertLayer")
     pairs = _bert_layer_pairs()
@@ -428,6 +469,17 @@ def from_bert_encoder(theirs: Any) -> Encoder:
 
     Shape: as :class:`~transformer_lib.Encoder`, x (B, S, D) -> (B, S, D).
     Paper: Devlin et al. (2019), §3. Book: ch-model and ch-variants.
+
+    Examples:
+        Skipped as doctests, as those of :func:`from_marian` (``transformers`` is optional and slow to import).
+
+        >>> import transformers  # doctest: +SKIP
+        >>> hf_config = transformers.BertConfig(hidden_size=16, num_attention_heads=2, intermediate_size=32)  # doctest: +SKIP
+        >>> theirs = transformers.BertModel(hf_config).encoder.eval()  # doctest: +SKIP
+        >>> ours = tl.interop_hf.from_bert_encoder(theirs).eval()  # doctest: +SKIP
+        >>> x = torch.randn(2, 5, 16)
+        >>> len(ours.layers), torch.allclose(ours(x), theirs(x).last_hidden_state, atol=1e-5)  # doctest: +SKIP
+        (12, True)
     """
     state, hf = _bert_parts(theirs, "theirs", "BertEncoder")
     n_layers = int(hf.num_hidden_layers)

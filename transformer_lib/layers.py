@@ -41,6 +41,11 @@ class PositionwiseFeedForward(nn.Module):
 
     Shape: x (..., D) -> (..., D).
     Paper: §3.3, Eq. 2. Book: ch-feedforward.
+
+    Examples:
+        >>> ffn = tl.PositionwiseFeedForward(d_model=8, d_ff=32)
+        >>> ffn(torch.randn(2, 5, 8)).shape
+        torch.Size([2, 5, 8])
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True) -> None:
@@ -100,6 +105,12 @@ class EncoderLayer(nn.Module):
 
     Shape: x (B, S, D) -> (B, S, D).
     Paper: §3.1, "Encoder". Book: ch-residual-norm and ch-model.
+
+    Examples:
+        >>> layer = tl.EncoderLayer(d_model=8, n_heads=2, d_ff=32)
+        >>> x = torch.randn(2, 5, 8)
+        >>> layer(x, mask=tl.padding_mask(torch.tensor([[4, 5, 6, 0, 0], [4, 5, 6, 7, 8]]), 0)).shape
+        torch.Size([2, 5, 8])
     """
 
     def __init__(
@@ -167,6 +178,12 @@ class DecoderLayer(nn.Module):
     causal mask itself.
 
     Paper: §3.1, "Decoder". Book: ch-masking and ch-model.
+
+    Examples:
+        >>> layer = tl.DecoderLayer(d_model=8, n_heads=2, d_ff=32)
+        >>> x, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+        >>> layer(x, memory, tgt_mask=tl.causal_mask(3)).shape
+        torch.Size([2, 3, 8])
     """
 
     def __init__(

@@ -28,6 +28,12 @@ def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
 
     Shape: (T, T), broadcastable to (B, H, T, T).
     Paper: §3.2.3, the decoder's masked self-attention.
+
+    Examples:
+        >>> tl.causal_mask(3).int()
+        tensor([[1, 0, 0],
+                [1, 1, 0],
+                [1, 1, 1]], dtype=torch.int32)
     """
     check_positive_int("size", size)
     kwargs: dict[str, Any] = {} if device is None else {"device": device}  # passing device=None is measurably slower
@@ -43,6 +49,13 @@ def band_mask(size: int, radius: int, device: torch.device | str | None = None) 
 
     Shape: (T, T), broadcastable to (B, H, T, T).
     Paper: Table 1 and §4. Book: ch-positions and ch-ablations.
+
+    Examples:
+        >>> tl.band_mask(4, radius=1).int()
+        tensor([[1, 1, 0, 0],
+                [1, 1, 1, 0],
+                [0, 1, 1, 1],
+                [0, 0, 1, 1]], dtype=torch.int32)
     """
     check_positive_int("size", size)
     check_nonnegative_int("radius", radius)
@@ -54,6 +67,11 @@ def padding_mask(tokens: Tensor, pad_id: int) -> Tensor:
     """Mask of the keys that are real tokens (not padding).
 
     Shape: tokens (B, S) -> mask (B, 1, 1, S); True where ``tokens != pad_id``.
+
+    Examples:
+        >>> tl.padding_mask(torch.tensor([[5, 6, 0], [7, 0, 0]]), pad_id=0)
+        tensor([[[[ True,  True, False]]],
+                [[[ True, False, False]]]])
     """
     if not isinstance(tokens, Tensor) or tokens.is_floating_point() or tokens.dtype == torch.bool:
         got = tokens.dtype if isinstance(tokens, Tensor) else type(tokens).__name__
@@ -68,6 +86,12 @@ def decoder_mask(tgt: Tensor, pad_id: int) -> Tensor:
 
     Shape: tgt (B, T) -> mask (B, 1, T, T); True where query i may attend to
     key j, i.e. j <= i and token j is not padding.
+
+    Examples:
+        >>> tl.decoder_mask(torch.tensor([[1, 5, 0]]), pad_id=0)[0, 0].int()  # the padding is never a key
+        tensor([[1, 0, 0],
+                [1, 1, 0],
+                [1, 1, 0]], dtype=torch.int32)
     """
     return padding_mask(tgt, pad_id) & causal_mask(tgt.shape[1], device=tgt.device)
 
@@ -76,6 +100,11 @@ def to_additive(mask: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
     """Boolean mask -> additive mask: 0.0 where True, -inf where False.
 
     Adding it to the scores before the softmax removes the blocked keys.
+
+    Examples:
+        >>> tl.to_additive(tl.causal_mask(2))
+        tensor([[0., -inf],
+                [0., 0.]])
     """
     check_mask("mask", mask, mask.shape if isinstance(mask, Tensor) else (), "its own shape")
     zeros = torch.zeros(mask.shape, dtype=dtype, device=mask.device)
@@ -86,7 +115,13 @@ def to_additive(mask: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
 
 
 def to_torch_attn_mask(mask: Tensor) -> Tensor:
-    """Our (Tq, Tk) mask -> ``attn_mask`` for ``nn.MultiheadAttention`` (True = blocked)."""
+    """Our (Tq, Tk) mask -> ``attn_mask`` for ``nn.MultiheadAttention`` (True = blocked).
+
+    Examples:
+        >>> tl.to_torch_attn_mask(tl.causal_mask(2))  # True = blocked: the future
+        tensor([[False,  True],
+                [False, False]])
+    """
     check_mask("mask", mask, mask.shape, "its own shape")
     if mask.dim() != 2:
         raise ValueError(f"mask must have shape (Tq, Tk) for attn_mask, got shape {tuple(mask.shape)}")
@@ -94,7 +129,12 @@ def to_torch_attn_mask(mask: Tensor) -> Tensor:
 
 
 def to_key_padding_mask(mask: Tensor) -> Tensor:
-    """Our (B, 1, 1, S) padding mask -> ``key_padding_mask`` (B, S) with True = padding."""
+    """Our (B, 1, 1, S) padding mask -> ``key_padding_mask`` (B, S) with True = padding.
+
+    Examples:
+        >>> tl.to_key_padding_mask(tl.padding_mask(torch.tensor([[7, 0]]), pad_id=0))  # True = padding
+        tensor([[False,  True]])
+    """
     check_mask("mask", mask, mask.shape, "its own shape")
     if mask.dim() != 4 or mask.shape[1] != 1 or mask.shape[2] != 1:
         raise ValueError(f"mask must have shape (B, 1, 1, S), got shape {tuple(mask.shape)}")
@@ -102,14 +142,26 @@ def to_key_padding_mask(mask: Tensor) -> Tensor:
 
 
 def from_torch_attn_mask(attn_mask: Tensor) -> Tensor:
-    """``nn.MultiheadAttention`` boolean ``attn_mask`` (True = blocked) -> our convention."""
+    """``nn.MultiheadAttention`` boolean ``attn_mask`` (True = blocked) -> our convention.
+
+    Examples:
+        >>> blocked = torch.tensor([[False, True], [False, False]])
+        >>> torch.equal(tl.from_torch_attn_mask(blocked), tl.causal_mask(2))
+        True
+    """
     if not isinstance(attn_mask, Tensor) or attn_mask.dtype != torch.bool:
         raise TypeError("attn_mask must be a boolean tensor; float attn_masks have no single inverse")
     return ~attn_mask
 
 
 def from_key_padding_mask(key_padding_mask: Tensor) -> Tensor:
-    """``key_padding_mask`` (B, S), True = padding -> our (B, 1, 1, S) mask."""
+    """``key_padding_mask`` (B, S), True = padding -> our (B, 1, 1, S) mask.
+
+    Examples:
+        >>> mask = tl.from_key_padding_mask(torch.tensor([[False, True]]))
+        >>> mask.shape, mask.flatten().tolist()
+        (torch.Size([1, 1, 1, 2]), [True, False])
+    """
     if not isinstance(key_padding_mask, Tensor) or key_padding_mask.dtype != torch.bool:
         raise TypeError("key_padding_mask must be a boolean tensor of shape (B, S)")
     if key_padding_mask.dim() != 2:

@@ -21,7 +21,13 @@ from .positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding,
 
 
 def unwrap(model: nn.Module) -> nn.Module:
-    """The model inside a ``DistributedDataParallel`` wrapper (the model itself otherwise)."""
+    """The model inside a ``DistributedDataParallel`` wrapper (the model itself otherwise).
+
+    Examples:
+        >>> model = torch.nn.Linear(2, 2)
+        >>> tl.model.unwrap(model) is model  # no DistributedDataParallel around it
+        True
+    """
     return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
 
 
@@ -29,6 +35,10 @@ def model_device(model: nn.Module) -> torch.device:
     """The device of ``model``'s first parameter (or buffer); the CPU for a model with neither.
 
     Where ``train`` and ``evaluate`` put the batches they make or are given.
+
+    Examples:
+        >>> tl.model.model_device(torch.nn.Linear(2, 2)), tl.model.model_device(torch.nn.ReLU())
+        (device(type='cpu'), device(type='cpu'))
     """
     for tensor in (*model.parameters(), *model.buffers()):
         return tensor.device
@@ -36,15 +46,31 @@ def model_device(model: nn.Module) -> torch.device:
 
 
 def check_config(config: object) -> TransformerConfig:
-    """``config`` itself if it is a :class:`TransformerConfig`, else a TypeError naming what was given."""
+    """``config`` itself if it is a :class:`TransformerConfig`, else a TypeError naming what was given.
+
+    Examples:
+        >>> tl.model.check_config("tiny")
+        Traceback (most recent call last):
+            ...
+        TypeError: config must be a TransformerConfig, got str
+    """
     if not isinstance(config, TransformerConfig):
         raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
     return config
 
 
 def final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
-    # Pre-LN stacks end un-normalised, so they need a last LayerNorm; Post-LN
-    # stacks already end in one (the paper's model has no extra norm).
+    """The LayerNorm a stack ends with: one for Pre-LN (``norm_first``), None for Post-LN.
+
+    Pre-LN stacks end un-normalised, so they need a last LayerNorm; Post-LN
+    stacks already end in one (the paper's model has no extra norm).
+
+    Examples:
+        >>> tl.model.final_norm(tl.TransformerConfig.tiny(norm_first=True))
+        LayerNorm((64,), eps=1e-05, elementwise_affine=True, bias=True)
+        >>> tl.model.final_norm(tl.TransformerConfig.tiny()) is None  # the paper's Post-LN
+        True
+    """
     return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
 
 
@@ -56,6 +82,15 @@ def with_causal(mask: Tensor | None, T: int, device: torch.device | None = None,
     (T = 1) after a past sees every key, so then the result is ``mask`` itself (None: no mask).
 
     Shape: mask None or broadcastable to (B, H, T, past + T) -> broadcastable to (B, H, T, past + T).
+
+    Examples:
+        >>> tl.model.with_causal(None, 3).int()
+        tensor([[1, 0, 0],
+                [1, 1, 0],
+                [1, 1, 1]], dtype=torch.int32)
+        >>> tl.model.with_causal(None, 2, past=1).int()  # queries 1, 2 over keys 0, 1, 2
+        tensor([[1, 1, 0],
+                [1, 1, 1]], dtype=torch.int32)
     """
     if past > 0 and T == 1:
         return mask  # the last position sees all earlier ones: the causal mask hides nothing
@@ -76,6 +111,11 @@ class Encoder(nn.Module):
 
     Shape: x (B, S, D) already embedded -> (B, S, D).
     Equal to ``nn.TransformerEncoder(layer, N, norm=None)`` for Post-LN (tested).
+
+    Examples:
+        >>> encoder = tl.Encoder(tl.TransformerConfig.tiny(n_encoder_layers=3))
+        >>> len(encoder.layers), encoder(torch.randn(2, 5, 64)).shape
+        (3, torch.Size([2, 5, 64]))
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -108,6 +148,12 @@ class Decoder(nn.Module):
     Shape: x (B, T, D) already embedded, memory (B, S, D) -> (B, T, D).
     Paper: §3.1 ("masking ... ensures that the predictions for position i can
     depend only on the known outputs at positions less than i"). Book: ch-masking and ch-model.
+
+    Examples:
+        >>> decoder = tl.Decoder(tl.TransformerConfig.tiny())
+        >>> x, memory = torch.randn(2, 3, 64), torch.randn(2, 5, 64)
+        >>> decoder(x, memory).shape
+        torch.Size([2, 3, 64])
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -141,6 +187,10 @@ def positional_layer(config: TransformerConfig) -> nn.Module:
     """The position signal (plus embedding dropout) that ``config.positional`` names.
 
     "sinusoidal" (the paper, §3.5), "learned" (Table 3, row E) or "none" (dropout only).
+
+    Examples:
+        >>> type(tl.model.positional_layer(tl.TransformerConfig.tiny(positional="learned"))).__name__
+        'LearnedPositionalEncoding'
     """
     if config.positional == "sinusoidal":
         return SinusoidalPositionalEncoding(config.d_model, config.max_len, config.dropout)
@@ -170,6 +220,12 @@ def output_projection(d_model: int, vocab_size: int, tie_to: TokenEmbedding | No
 
     Paper: §3.4 ("we share the same weight matrix between the two embedding layers
     and the pre-softmax linear transformation"). Book: ch-model.
+
+    Examples:
+        >>> embed = tl.TokenEmbedding(vocab_size=10, d_model=4)
+        >>> read_out = tl.model.output_projection(4, 10, tie_to=embed)
+        >>> read_out.weight is embed.weight, read_out.bias
+        (True, None)
     """
     check_bool("bias", bias)
     projection = nn.Linear(d_model, vocab_size, bias=bias)
@@ -198,6 +254,15 @@ class Transformer(nn.Module):
 
     Shape: src (B, S) and tgt (B, T) integer ids -> logits (B, T, V).
     Paper: §3, Figure 1; §3.4 for the three-way weight sharing. Book: ch-model.
+
+    Examples:
+        >>> _ = torch.manual_seed(0)
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny())
+        >>> src, tgt = torch.randint(4, 32, (2, 7)), torch.randint(4, 32, (2, 5))
+        >>> model(src, tgt, src_mask=tl.padding_mask(src, pad_id=0)).shape
+        torch.Size([2, 5, 32])
+        >>> model.encode(src).shape  # memory, which decode() reads
+        torch.Size([2, 7, 64])
     """
 
     def __init__(self, config: TransformerConfig) -> None:
@@ -258,6 +323,11 @@ def set_attention_kernel(model: nn.Module, kernel: str) -> nn.Module:
     """Set the kernel ("fused" or "explicit") of every :class:`MultiHeadAttention` in ``model``; returns it.
 
     Book: ch-multihead and ch-ablations (the memory of the explicit and fused paths).
+
+    Examples:
+        >>> model = tl.set_attention_kernel(tl.Transformer(tl.TransformerConfig.tiny()), "explicit")
+        >>> model.decoder.layers[1].cross_attn.kernel
+        'explicit'
     """
     check_choice("kernel", kernel, KERNELS)
     for module in model.modules():
@@ -267,7 +337,15 @@ def set_attention_kernel(model: nn.Module, kernel: str) -> nn.Module:
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """Number of distinct parameters; a tied matrix counts once."""
+    """Number of distinct parameters; a tied matrix counts once.
+
+    Examples:
+        >>> tl.count_parameters(torch.nn.Linear(3, 2))  # 3 x 2 weights, 2 biases
+        8
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny(n_encoder_layers=0, n_decoder_layers=0))
+        >>> tl.count_parameters(model)  # one tied 32 x 64 matrix: embeddings and read-out
+        2048
+    """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
@@ -282,11 +360,13 @@ def capture_attention(model: nn.Module) -> Iterator[dict[str, Tensor]]:
     ``"encoder.layers.0.self_attn"``, shape (B, H, Tq, Tk). A module called
     several times keeps its last call. The hooks are removed on exit.
 
-    Example::
-
-        with tl.capture_attention(model) as maps:
-            model(src, tgt)
-        maps["decoder.layers.1.cross_attn"]
+    Examples:
+        >>> model = tl.Transformer(tl.TransformerConfig.tiny()).eval()
+        >>> src, tgt = torch.randint(4, 32, (1, 6)), torch.randint(4, 32, (1, 3))
+        >>> with tl.capture_attention(model) as maps:
+        ...     logits = model(src, tgt)
+        >>> maps["decoder.layers.1.cross_attn"].shape  # (B, H, T, S)
+        torch.Size([1, 4, 3, 6])
     """
     maps: dict[str, Tensor] = {}
     handles = []

@@ -30,6 +30,13 @@ def sinusoidal_table(
 
     Shape: -> (max_len, d_model).
     Paper: §3.5. Book: ch-positions.
+
+    Examples:
+        >>> table = tl.sinusoidal_table(max_len=50, d_model=8)
+        >>> table.shape, table.dtype
+        (torch.Size([50, 8]), torch.float32)
+        >>> table[0]  # position 0: sin 0 = 0 and cos 0 = 1 at every frequency
+        tensor([0., 1., 0., 1., 0., 1., 0., 1.])
     """
     check_positive_int("max_len", max_len)
     check_positive_int("d_model", d_model)
@@ -53,6 +60,14 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     Shape: x (B, T, D) -> (B, T, D), with offset + T <= max_len.
     Paper: §3.5 (the table) and §5.4 (dropout on the sums). Book: ch-positions.
+
+    Examples:
+        >>> encoding = tl.SinusoidalPositionalEncoding(d_model=8, max_len=16)
+        >>> x = torch.zeros(2, 5, 8)
+        >>> torch.equal(encoding(x)[1], tl.sinusoidal_table(5, 8))  # zeros plus the table's first 5 rows
+        True
+        >>> torch.equal(encoding(x, offset=3)[1], tl.sinusoidal_table(8, 8)[3:])
+        True
     """
 
     table: Tensor  # (max_len, D) float64 buffer, not saved in the state dict
@@ -80,6 +95,11 @@ class LearnedPositionalEncoding(nn.Module):
 
     Shape: x (B, T, D) -> (B, T, D), with offset + T <= max_len.
     Paper: Table 3 row E ("positional embedding instead of sinusoids"). Book: ch-positions.
+
+    Examples:
+        >>> encoding = tl.LearnedPositionalEncoding(d_model=8, max_len=16)
+        >>> encoding(torch.zeros(2, 5, 8)).shape, encoding.embedding.weight.shape
+        (torch.Size([2, 5, 8]), torch.Size([16, 8]))
     """
 
     def __init__(self, d_model: int, max_len: int = 1024, dropout: float = 0.0) -> None:
@@ -100,7 +120,14 @@ class LearnedPositionalEncoding(nn.Module):
 
 
 def check_positions(x: Tensor, d_model: int, max_len: int, offset: int = 0) -> None:
-    """x is (B, T, d_model) and positions offset ... offset + T - 1 fit a table of max_len rows."""
+    """x is (B, T, d_model) and positions offset ... offset + T - 1 fit a table of max_len rows.
+
+    Examples:
+        >>> tl.positional.check_positions(torch.zeros(1, 5, 8), d_model=8, max_len=4)
+        Traceback (most recent call last):
+            ...
+        ValueError: x has 5 positions but the positional encoding covers max_len=4; raise max_len in the config
+    """
     check_tensor("x", x, f"(B, T, D={d_model})", 3, d_model)
     check_int("offset", offset, low=0)
     if offset + x.shape[1] > max_len:
@@ -117,6 +144,11 @@ class TokenEmbedding(nn.Module):
 
     Shape: tokens (B, T) integer ids in [0, V) -> (B, T, D).
     Paper: §3.4. Book: ch-model.
+
+    Examples:
+        >>> embed = tl.TokenEmbedding(vocab_size=10, d_model=4)
+        >>> embed(torch.tensor([[1, 2, 3]])).shape, embed.scale  # scale = sqrt(4)
+        (torch.Size([1, 3, 4]), 2.0)
     """
 
     def __init__(self, vocab_size: int, d_model: int, scale: bool = True) -> None:

@@ -93,6 +93,14 @@ class ElmanCell(_RecurrentCell):
 
     Paper: §1 ("h_t as a function of the previous hidden state h_{t-1} and the
     input for position t"). Book: ch-recurrence.
+
+    Examples:
+        >>> cell, theirs = tl.ElmanCell(input_size=3, hidden_size=4), torch.nn.RNNCell(3, 4)
+        >>> theirs.load_state_dict(cell.state_dict())  # the same parameters, under the same names
+        <All keys matched successfully>
+        >>> x = torch.randn(2, 3)
+        >>> torch.allclose(cell(x), theirs(x), atol=1e-6)
+        True
     """
 
     kind = "elman"
@@ -124,6 +132,14 @@ class LSTMCell(_RecurrentCell):
     Shape: x (B, I), state (h, c) with h, c (B, H), or None (zeros) -> (h_t, c_t).
 
     Paper: §1 cites LSTM (Hochreiter and Schmidhuber, 1997). Book: ch-recurrence.
+
+    Examples:
+        >>> cell = tl.LSTMCell(input_size=3, hidden_size=4, forget_bias=1.0)
+        >>> h, c = cell(torch.randn(2, 3))
+        >>> h.shape, c.shape
+        (torch.Size([2, 4]), torch.Size([2, 4]))
+        >>> (cell.bias_ih + cell.bias_hh)[4:8].tolist()  # the f block of (i, f, g, o)
+        [1.0, 1.0, 1.0, 1.0]
     """
 
     kind = "lstm"
@@ -171,6 +187,11 @@ class GRUCell(_RecurrentCell):
 
     Paper: §1 cites gated recurrent networks (Chung et al., 2014; the GRU is
     from Cho et al., 2014). Book: ch-recurrence.
+
+    Examples:
+        >>> cell = tl.GRUCell(input_size=3, hidden_size=4)
+        >>> cell.weight_ih.shape, cell(torch.randn(2, 3)).shape  # three (H, I) blocks: r, z, n
+        (torch.Size([12, 3]), torch.Size([2, 4]))
     """
 
     kind = "gru"
@@ -192,12 +213,23 @@ _CELLS: dict[str, type[_RecurrentCell]] = {"elman": ElmanCell, "lstm": LSTMCell,
 
 
 def make_cell(kind: str, input_size: int, hidden_size: int) -> ElmanCell | LSTMCell | GRUCell:
-    """A freshly initialised cell of the given kind: ``"elman"``, ``"lstm"`` or ``"gru"``."""
+    """A freshly initialised cell of the given kind: ``"elman"``, ``"lstm"`` or ``"gru"``.
+
+    Examples:
+        >>> tl.make_cell("gru", 3, 4)
+        GRUCell(input_size=3, hidden_size=4)
+    """
     return _CELLS[_check_kind(kind)](input_size, hidden_size)  # type: ignore[return-value]
 
 
 def hidden_of(state: Tensor | LSTMState) -> Tensor:
-    """The hidden vector h of a cell state: the state itself, or h of an LSTM's (h, c)."""
+    """The hidden vector h of a cell state: the state itself, or h of an LSTM's (h, c).
+
+    Examples:
+        >>> h, c = torch.zeros(2, 4), torch.ones(2, 4)
+        >>> tl.rnn.hidden_of((h, c)) is h, tl.rnn.hidden_of(h) is h
+        (True, True)
+    """
     return state[0] if isinstance(state, tuple) else state
 
 
@@ -217,6 +249,14 @@ class RecurrentLayer(nn.Module):
 
     Paper: §1 ("this inherently sequential nature precludes parallelization
     within training examples"). Book: ch-recurrence.
+
+    Examples:
+        >>> layer = tl.RecurrentLayer(tl.make_cell("lstm", 3, 4))
+        >>> outputs, (h, c) = layer(torch.randn(2, 5, 3))
+        >>> outputs.shape, torch.equal(outputs[:, -1], h)  # h_1 ... h_T; the last is the final state
+        (torch.Size([2, 5, 4]), True)
+        >>> len(layer.unroll(torch.randn(2, 5, 3)))  # one state per step
+        5
     """
 
     def __init__(self, cell: nn.Module) -> None:
@@ -288,6 +328,14 @@ class RNNSeq2Seq(nn.Module):
 
     Paper: §1 and §2 (the recurrent encoder-decoders it compares against).
     Book: ch-recurrence.
+
+    Examples:
+        >>> model = tl.RNNSeq2Seq(src_vocab_size=10, tgt_vocab_size=12, embed_dim=8, hidden_size=16)
+        >>> src, tgt = torch.randint(0, 10, (2, 5)), torch.randint(0, 12, (2, 4))
+        >>> model(src, tgt).shape
+        torch.Size([2, 4, 12])
+        >>> model.decode_with_attention(tgt, model.encode(src))[1].shape  # (B, T, S) attention weights
+        torch.Size([2, 4, 5])
     """
 
     def __init__(

@@ -50,6 +50,14 @@ class Task:
     Use :meth:`examples` for fixed lists (``split="held_out"`` for evaluation)
     and :meth:`batches` for an endless, resumable stream of training batches.
     Book: ch-training.
+
+    Examples:
+        >>> task = tl.make_task("reverse", max_len=4)
+        >>> task
+        Task('reverse', vocabulary 14, sources up to 4 tokens, targets up to 4, 10% held out)
+        >>> src, tgt = task.examples(1, seed=0)[0]
+        >>> task.to_text(src), task.to_text(tgt), task.is_held_out(src)
+        ('6048', '8406', False)
     """
 
     def __init__(
@@ -141,7 +149,12 @@ class Task:
 
 
 def detokenize(tokens: Sequence[str]) -> str:
-    """Join tokens: a space around every word, none between digits or punctuation ("nov 22, 2026"). Book: ch-training."""
+    """Join tokens: a space around every word, none between digits or punctuation ("nov 22, 2026"). Book: ch-training.
+
+    Examples:
+        >>> tl.tasks.detokenize(["nov", "2", "2", ",", "2", "0", "2", "6"])
+        'nov 22, 2026'
+    """
     text = ""
     for i, token in enumerate(tokens):
         previous = tokens[i - 1] if i else ""
@@ -177,17 +190,34 @@ def copy_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
         n_symbols: symbols "0" .. str(n_symbols - 1). min_len, max_len: length range (inclusive).
 
     Book: ch-training (a first task: the decoder must attend to the matching source position).
+
+    Examples:
+        >>> src, tgt = tl.tasks.copy_task(n_symbols=5, max_len=4).examples(1)[0]
+        >>> src == tgt
+        True
     """
     return _integer_task("copy", list, n_symbols, min_len, max_len)
 
 
 def reverse_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Reverse a random sequence: "3 1 4" -> "4 1 3". Arguments as :func:`copy_task`. Book: ch-training."""
+    """Reverse a random sequence: "3 1 4" -> "4 1 3". Arguments as :func:`copy_task`. Book: ch-training.
+
+    Examples:
+        >>> src, tgt = tl.tasks.reverse_task().examples(1)[0]
+        >>> tgt == src[::-1]
+        True
+    """
     return _integer_task("reverse", lambda s: s[::-1], n_symbols, min_len, max_len)
 
 
 def sort_task(n_symbols: int = 10, min_len: int = 1, max_len: int = 10) -> Task:
-    """Sort a random sequence by value: "3 1 4" -> "1 3 4". Arguments as :func:`copy_task`. Book: ch-training."""
+    """Sort a random sequence by value: "3 1 4" -> "1 3 4". Arguments as :func:`copy_task`. Book: ch-training.
+
+    Examples:
+        >>> src, tgt = tl.tasks.sort_task().examples(1)[0]
+        >>> tgt == tuple(sorted(src))  # the ids of "0" ... "9" are in the symbols' order
+        True
+    """
     return _integer_task("sort", lambda s: sorted(s, key=int), n_symbols, min_len, max_len)
 
 
@@ -230,6 +260,11 @@ def dates_task(min_year: int = 1900, max_year: int = 2099, formats: Sequence[str
         min_year, max_year: range of the years (inclusive). formats: templates as in ``DATE_FORMATS``.
 
     Book: ch-decoding (the attention-alignment experiment).
+
+    Examples:
+        >>> task = tl.tasks.dates_task()
+        >>> [task.to_text(ids) for ids in task.examples(1, seed=0)[0]]
+        ['apr 1, 2038', '2038-04-01']
     """
     check_int("min_year", min_year)
     check_int("max_year", max_year)
@@ -260,6 +295,12 @@ def number_words(n: int) -> list[str]:
 
     "and" joins hundreds to the rest ("one hundred and five") and thousands to a
     rest below 100 ("two thousand and five"). Book: ch-training.
+
+    Examples:
+        >>> tl.tasks.number_words(312)
+        ['three', 'hundred', 'and', 'twelve']
+        >>> " ".join(tl.tasks.number_words(2005))
+        'two thousand and five'
     """
     check_int("n", n, low=0, high=999_999)
 
@@ -292,6 +333,11 @@ def numbers_task(max_digits: int = 6, direction: str = "words_to_digits") -> Tas
         max_digits: 1..6. direction: "words_to_digits" or "digits_to_words".
 
     Book: ch-training.
+
+    Examples:
+        >>> task = tl.tasks.numbers_task(max_digits=3)
+        >>> [task.to_text(ids) for ids in task.examples(1, seed=5)[0]]
+        ['three hundred and sixty one', '361']
     """
     check_int("max_digits", max_digits, low=1, high=6)
     check_choice("direction", direction, ("words_to_digits", "digits_to_words"))
@@ -325,6 +371,16 @@ class BatchStream(Iterator[Batch]):
         max_len: if given, refuse a task whose sequences are longer.
 
     Paper: §5.1. Book: ch-training.
+
+    Examples:
+        >>> stream = tl.make_task("copy").batches(max_tokens=64, seed=0)
+        >>> batch = next(stream)
+        >>> batch.src.numel() <= 64 and batch.tgt_in.numel() <= 64
+        True
+        >>> resumed = tl.make_task("copy").batches(max_tokens=64)
+        >>> resumed.load_state_dict(stream.state_dict())
+        >>> torch.equal(next(resumed).src, next(stream).src)  # the batch the stream would have given next
+        True
     """
 
     pool_batches = 64
@@ -382,7 +438,12 @@ TASKS: dict[str, Callable[..., Task]] = {
 
 
 def make_task(name: str, **kwargs: Any) -> Task:
-    """The task called ``name`` (one of ``TASKS``), built with ``kwargs``. Book: ch-training."""
+    """The task called ``name`` (one of ``TASKS``), built with ``kwargs``. Book: ch-training.
+
+    Examples:
+        >>> tl.make_task("sort", n_symbols=5)
+        Task('sort', vocabulary 9, sources up to 10 tokens, targets up to 10, 10% held out)
+    """
     check_choice("name", name, sorted(TASKS))
     return TASKS[name](**kwargs)
 

@@ -19,7 +19,15 @@ from ._checks import check_int
 
 
 def set_seed(seed: int) -> torch.Generator:
-    """Seed Python's, NumPy's and torch's global generators; return a fresh seeded torch.Generator."""
+    """Seed Python's, NumPy's and torch's global generators; return a fresh seeded torch.Generator.
+
+    Examples:
+        >>> generator = tl.set_seed(0)
+        >>> first = torch.rand(2)
+        >>> generator = tl.set_seed(0)
+        >>> torch.equal(first, torch.rand(2)), torch.equal(first, torch.rand(2, generator=generator))
+        (True, True)
+    """
     check_int("seed", seed)
     random.seed(seed)
     np.random.seed(seed)
@@ -57,6 +65,10 @@ def portable_numerics() -> dict[str, str]:
 
     Returns:
         ``{"aten": <the kernel level ATen uses>, "onednn": <the cap>}``.
+
+    Examples:
+        >>> sorted(tl.portable_numerics())
+        ['aten', 'onednn']
     """
     if platform.machine().lower() not in {"x86_64", "amd64"}:
         return {"aten": torch.backends.cpu.get_cpu_capability(), "onednn": "not x86-64"}

@@ -19,7 +19,8 @@ one or two units in the last place) has digits that depend on the CPU's kernels:
 ``computed=below(value, bound)``, which the rules test as the number it is and the table prints
 as the bound it lies below (``< 1e-15``), never as its digits.
 
-Verdicts (the words the book prints; :data:`VERDICTS`):
+Verdicts (the words the book prints, each a constant of this module, all of them in :data:`VERDICTS`;
+:mod:`book_support.worked_examples` uses these and no others):
 
 * ``agrees`` — the rule holds;
 * ``agrees by construction`` — the rule holds, but only because the computed value was
@@ -58,7 +59,15 @@ from typing import Any
 from transformer_lib._checks import check_nonnegative_int, check_positive
 
 __all__ = [
+    "AGREES",
+    "AGREES_BY_CONSTRUCTION",
+    "ASSUMED",
+    "CANNOT_TELL",
+    "INHERITED",
+    "NOT_DERIVABLE",
+    "UNSOURCED",
     "VERDICTS",
+    "WRONG",
     "Audit",
     "Below",
     "ClaimResult",
@@ -74,7 +83,16 @@ __all__ = [
     "verdict",
 ]
 
-VERDICTS = ("agrees", "agrees by construction", "wrong", "cannot tell", "inherited", "assumed", "unsourced", "not derivable")
+# The verdict words: the book's only vocabulary for the outcome of a claim (see the module docstring).
+AGREES = "agrees"
+AGREES_BY_CONSTRUCTION = "agrees by construction"
+WRONG = "wrong"
+CANNOT_TELL = "cannot tell"
+INHERITED = "inherited"
+ASSUMED = "assumed"
+UNSOURCED = "unsourced"
+NOT_DERIVABLE = "not derivable"
+VERDICTS = (AGREES, AGREES_BY_CONSTRUCTION, WRONG, CANNOT_TELL, INHERITED, ASSUMED, UNSOURCED, NOT_DERIVABLE)
 
 
 @dataclass(frozen=True)
@@ -208,10 +226,10 @@ def verdict(claimed: Any, computed: Any, rule: Rule, *, from_source: Any = None,
     if not isinstance(rule, Rule):
         raise TypeError(f"rule must be a bk.claims.Rule (close, rounds_to, equal, ...), got {type(rule).__name__}")
     if rule(claimed, computed):
-        return "agrees by construction" if by_construction else "agrees"
+        return AGREES_BY_CONSTRUCTION if by_construction else AGREES
     if from_source is not None and rule(claimed, from_source):
-        return "inherited"
-    return "wrong"
+        return INHERITED
+    return WRONG
 
 
 def _show(value: Any, digits: int) -> str:
@@ -285,8 +303,8 @@ class Audit:
         ``mean [low, high]``); returns the verdict.
         """
         low, high, margin = float(effect.low), float(effect.high), check_positive("margin", margin)
-        word = "agrees" if -margin < low and high < margin else "wrong" if low > 0 or high < 0 else "cannot tell"
-        rule = f"95 % interval inside ±{margin:g}: agrees; excludes 0: wrong; else cannot tell"
+        word = AGREES if -margin < low and high < margin else WRONG if low > 0 or high < 0 else CANNOT_TELL
+        rule = f"95 % interval inside ±{margin:g}: {AGREES}; excludes 0: {WRONG}; else {CANNOT_TELL}"
         shown = computed if computed is not None else f"{float(effect.mean):+.2f} [{low:+.2f}, {high:+.2f}]"
         self.results.append(ClaimResult(source, claim, claimed, shown, rule, word))
         return word
@@ -299,15 +317,15 @@ class Audit:
 
     def assumed(self, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
         """The source states the value as an assumption, knowingly; ``reason`` quotes or cites where."""
-        return self._stated("assumed", source, claim, reason, claimed)
+        return self._stated(ASSUMED, source, claim, reason, claimed)
 
     def unsourced(self, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
         """The source gives the value without derivation or citation; ``reason`` says what is missing."""
-        return self._stated("unsourced", source, claim, reason, claimed)
+        return self._stated(UNSOURCED, source, claim, reason, claimed)
 
     def not_derivable(self, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
         """Nothing in the source lets the value be recomputed; ``reason`` says what is missing."""
-        return self._stated("not derivable", source, claim, reason, claimed)
+        return self._stated(NOT_DERIVABLE, source, claim, reason, claimed)
 
     def counts(self) -> dict[str, int]:
         """Number of claims per verdict, in the order of :data:`VERDICTS` (zeros left out)."""
@@ -340,7 +358,7 @@ class Audit:
             head = textwrap.wrap(claim, width - len(indent)) or [""]
             lines.append(source.ljust(len(indent)) + head[0])
             lines.extend(indent + h for h in head[1:])
-            if result.computed is None and word in ("assumed", "unsourced", "not derivable"):
+            if result.computed is None and word in (ASSUMED, UNSOURCED, NOT_DERIVABLE):
                 detail = ("claimed " + claimed + " · " if claimed != "-" else "") + f"{word}: {rule}"
             else:
                 detail = "" if result.claimed is None else f"claimed {claimed} · "

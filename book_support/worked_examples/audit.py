@@ -26,53 +26,41 @@ from __future__ import annotations
 import math
 import textwrap
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..claims import VERDICTS, Audit, Rule, verdict
-from .compare import WRONG, compare_number, printed_unit
+from ..claims import AGREES, AGREES_BY_CONSTRUCTION, ASSUMED, INHERITED, NOT_DERIVABLE, VERDICTS, WRONG, Audit, Rule, verdict
+from .compare import printed_unit, within_printed_digits
 from .loading import to_float64
 
 __all__ = [
-    "ASSUMED_VALUE",
-    "CIRCULAR",
-    "INHERITED",
-    "INTRODUCED",
     "SEVERITY",
     "STEP_COLOURS",
-    "UNDERIVABLE",
     "Values",
     "WorkedAudit",
     "plot_dataflow",
     "printed_digits",
 ]
 
-# names for selecting claims by verdict (the verdicts themselves always come from bk.claims.verdict)
-INTRODUCED, INHERITED, CIRCULAR, ASSUMED_VALUE, UNDERIVABLE = (
-    "wrong",
-    "inherited",
-    "agrees by construction",
-    "assumed",
-    "not derivable",
-)
-# the order in which a step takes its colour: the most serious verdict among its numbers
-SEVERITY = ("wrong", "assumed", "not derivable", "inherited", "agrees by construction", "agrees")
+# The verdicts are bk.claims's words (bk.claims.WRONG, ...: a worked example has no others); these tables are
+# keyed by them. The order in which a step takes its colour: the most serious verdict among its numbers
+SEVERITY = (WRONG, ASSUMED, NOT_DERIVABLE, INHERITED, AGREES_BY_CONSTRUCTION, AGREES)
 STEP_COLOURS = {
-    "wrong": "#d62728",  # the source introduces an error here
-    "inherited": "#ff9f40",  # right step, wrong input
-    "assumed": "#9467bd",
-    "not derivable": "#9e9e9e",
-    "agrees by construction": "#9ecae1",
-    "agrees": "#2ca02c",
+    WRONG: "#d62728",  # the source introduces an error here
+    INHERITED: "#ff9f40",  # right step, wrong input
+    ASSUMED: "#9467bd",
+    NOT_DERIVABLE: "#9e9e9e",
+    AGREES_BY_CONSTRUCTION: "#9ecae1",
+    AGREES: "#2ca02c",
 }
 STEP_MEANING = {
-    "wrong": "introduces an error",
-    "inherited": "inherits an error",
-    "assumed": "assumes a value",
-    "not derivable": "gives nothing to derive it from",
-    "agrees by construction": "agrees by construction (fitted weights)",
-    "agrees": "agrees",
+    WRONG: "introduces an error",
+    INHERITED: "inherits an error",
+    ASSUMED: "assumes a value",
+    NOT_DERIVABLE: "gives nothing to derive it from",
+    AGREES_BY_CONSTRUCTION: f"{AGREES_BY_CONSTRUCTION} (fitted weights)",
+    AGREES: AGREES,
 }
 
 
@@ -105,7 +93,7 @@ def _texts(claimed: Any) -> list[str]:
 def printed_digits() -> Rule:
     """Agree when every printed number is the computed one to its printed digits.
 
-    The test of :func:`~book_support.worked_examples.compare_number`: within half a unit of
+    The test of :func:`~book_support.worked_examples.within_printed_digits`: within half a unit of
     the last printed digit, or within one unit and 1 % (a truncated digit or a rounded intermediate).
     """
 
@@ -115,7 +103,7 @@ def printed_digits() -> Rule:
         texts = _texts(claimed)
         if len(texts) != len(computed.values):
             raise ValueError(f"{len(texts)} printed numbers against {len(computed.values)} computed")
-        return all(compare_number(t, v) != WRONG for t, v in zip(texts, computed.values, strict=True))
+        return all(within_printed_digits(t, v) for t, v in zip(texts, computed.values, strict=True))
 
     return Rule("printed digits", test)
 
@@ -182,20 +170,20 @@ class WorkedAudit:
         self.numbers.append((step, word))
         return word
 
-    def _stated(self, kind: str, step: str, source: str, label: str, printed: Any, reason: str) -> str:
+    def _stated(self, record: Callable[..., str], step: str, source: str, label: str, printed: Any, reason: str) -> str:
         texts = _texts(printed)
-        word = getattr(self.audit, kind)(source, label, reason=reason, claimed=" ".join(texts))
+        word = record(source, label, reason=reason, claimed=" ".join(texts))
         self.step_of.append(self._step(step))
         self.numbers.extend((step, word) for _ in texts)
         return word
 
     def assumed(self, step: str, source: str, label: str, printed: Any, *, reason: str) -> str:
         """The source states the printed value as an assumption; ``reason`` quotes where."""
-        return self._stated("assumed", step, source, label, printed, reason)
+        return self._stated(self.audit.assumed, step, source, label, printed, reason)
 
     def not_derivable(self, step: str, source: str, label: str, printed: Any, *, reason: str) -> str:
         """The source gives nothing from which the printed value could be recomputed."""
-        return self._stated("not_derivable", step, source, label, printed, reason)
+        return self._stated(self.audit.not_derivable, step, source, label, printed, reason)
 
     def counts(self) -> dict[str, int]:
         """Claims (printed quantities) per verdict."""
@@ -291,7 +279,7 @@ def plot_dataflow(audit: WorkedAudit, ax: Any = None, per_row: int = 6) -> Any:
         colour = verdicts[step][0]
         ax.add_patch(FancyBboxPatch((x, y), 1.3, 0.7, boxstyle="round,pad=0.02", facecolor=STEP_COLOURS[colour],
                                     edgecolor="black", linewidth=0.8))  # fmt: skip
-        dark = colour in ("wrong", "assumed", "agrees")
+        dark = colour in (WRONG, ASSUMED, AGREES)
         ax.text(x + 0.65, y + 0.35, textwrap.fill(step, 14), ha="center", va="center", fontsize=8.5,
                 color="white" if dark else "black")  # fmt: skip
         if i + 1 < len(steps):

@@ -1,8 +1,11 @@
 """Comparing the numbers a source prints with the numbers the library computes.
 
 A printed number is kept as text ("0.150") so that its number of printed
-digits is known; the status of a printed number is computed from the
-comparison by the rule of :func:`compare_number`.
+digits is known. :func:`within_printed_digits` is the test of one printed
+number against the computed value; the verdict word a chapter prints comes
+from :func:`book_support.claims.verdict` with the rule
+:func:`~book_support.worked_examples.printed_digits`, which applies this test to
+every printed number of a claim.
 
 Book: chapter 12.
 """
@@ -10,13 +13,6 @@ Book: chapter 12.
 from __future__ import annotations
 
 import math
-
-AGREES = "agrees"
-AGREES_TO_ROUNDING = "agrees to rounding"
-WRONG = "wrong"
-ASSUMED = "assumed by the source"
-NOT_DERIVABLE = "not derivable"
-STATUSES = (AGREES, AGREES_TO_ROUNDING, WRONG, ASSUMED, NOT_DERIVABLE)
 
 
 def printed_unit(text: str) -> float:
@@ -26,17 +22,13 @@ def printed_unit(text: str) -> float:
     return 10.0 ** (int(exponent or 0) - decimals)
 
 
-def compare_number(source: str, value: float) -> str:
-    """The status of one printed number against the computed value.
+def within_printed_digits(source: str, value: float) -> bool:
+    """Whether one printed number is the computed value to its printed digits.
 
-    The rule (stated in chapter 12):
-
-    - ``agrees``: the printed number equals the computed value (to 12 significant digits
-      in float64: a printed 0 agrees only with a computed 0);
-    - ``agrees to rounding``: the computed value rounds to the printed number, or the
-      two differ by at most one unit in the last printed digit and by less than 1 %
-      (a truncated rather than rounded digit, or an earlier rounded intermediate);
-    - ``wrong``: anything else.
+    The rule (stated in chapter 12): True when the computed value rounds to the printed
+    number, or the two differ by at most one unit in the last printed digit and by less
+    than 1 % (a truncated rather than rounded digit, or an earlier rounded intermediate).
+    An infinite number (a masked score printed as -inf) agrees only with itself.
 
     Args:
         source: the number as the source prints it, as text ("0.150", "-1.33", "2.65e-5").
@@ -46,14 +38,12 @@ def compare_number(source: str, value: float) -> str:
         raise TypeError(f"source must be the printed number as text (to keep its digits), got {type(source).__name__}")
     printed = float(source)
     value = float(value)
-    if math.isinf(printed) or math.isinf(value):  # a masked score printed as -inf
-        return AGREES if printed == value else WRONG
+    if math.isinf(printed) or math.isinf(value):
+        return printed == value
     difference = abs(printed - value)
     unit = printed_unit(source)
-    if difference <= 1e-12 * max(abs(printed), abs(value)):
-        return AGREES
+    if difference <= 1e-12 * max(abs(printed), abs(value)):  # equal but for float64 rounding
+        return True
     if difference <= unit / 2 * (1 + 1e-9):
-        return AGREES_TO_ROUNDING
-    if difference <= unit * (1 + 1e-9) and difference < 0.01 * abs(value):
-        return AGREES_TO_ROUNDING
-    return WRONG
+        return True
+    return difference <= unit * (1 + 1e-9) and difference < 0.01 * abs(value)

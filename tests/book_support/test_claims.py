@@ -1,5 +1,8 @@
 """bk.claims: verdicts computed from values by stated rules."""
 
+import ast
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -145,3 +148,40 @@ def test_below_needs_a_positive_finite_bound(bound):
 def test_below_names_a_value_that_is_not_a_number():
     with pytest.raises(TypeError, match="value must be a real number"):
         claims.below("2e-16", 1e-15)
+
+
+def _verdict_literals(path: Path, words: tuple[str, ...]) -> list[str]:
+    """The string literals in ``path`` (docstrings aside) that are a verdict word or start with one."""
+    tree = ast.parse(path.read_text())
+    bodies = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, bodies) and node.body and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }  # fmt: skip
+    return [
+        f"{path.relative_to(ROOT.parent)}:{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        and any(node.value == w or node.value.startswith((w + " ", w + ":", w + ",")) for w in words)
+    ]  # fmt: skip
+
+
+ROOT = Path(bk.__file__).parent
+
+
+def test_one_verdict_vocabulary():
+    """The verdict words are claims' constants, each spelled once in book_support: a second vocabulary
+    (worked_examples' "agrees to rounding" and "assumed by the source", audit's own copies) fails."""
+    words = claims.VERDICTS
+    constants = {name: getattr(claims, name) for name in claims.__all__ if name.isupper() and name != "VERDICTS"}
+    assert sorted(constants.values()) == sorted(words) and len(set(words)) == len(words)
+    spelled = [hit for path in sorted(ROOT.rglob("*.py")) for hit in _verdict_literals(path, words)]
+    assert [hit.split(": ", 1)[1] for hit in spelled] == [repr(w) for w in words], "\n".join(spelled)
+    assert all(hit.startswith("book_support/claims.py:") for hit in spelled), "\n".join(spelled)
+    # the worked examples' tables are keyed by those words, and their compare rule gives no word at all
+    from book_support.worked_examples import audit
+
+    assert set(audit.SEVERITY) <= set(words) and set(audit.STEP_COLOURS) == set(audit.STEP_MEANING) == set(audit.SEVERITY)
+    assert audit.within_printed_digits("0.728", 0.72712) is True

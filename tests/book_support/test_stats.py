@@ -21,6 +21,29 @@ def test_t_quantile_tends_to_the_normal_quantile():
     assert stats.t_quantile(0.975, 100000) == pytest.approx(1.95996, abs=1e-4)
 
 
+@pytest.mark.parametrize("p", [0.5 + 2**-52, 0.5 + 1e-9, 0.6, 0.9, 0.975, 0.9995, 1 - 1e-9, 1 - 2**-53])
+def test_t_quantile_is_the_closed_form_correctly_rounded(p):
+    """df = 1 (Cauchy): t = tan(pi (p - 1/2)); df = 2: t = (2p - 1) / sqrt(2 p (1 - p)), at 60 digits."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        q = mpmath.mpf(p)
+        cauchy, two = float(mpmath.tan(mpmath.pi * (q - 0.5))), float((2 * q - 1) / mpmath.sqrt(2 * q * (1 - q)))
+    assert stats.t_quantile(p, 1) == cauchy and stats.t_quantile(1 - p, 1) == -cauchy
+    assert stats.t_quantile(p, 2) == two
+    assert stats.t_quantile(0.5, 7) == 0.0
+
+
+def test_t_quantile_names_bad_input():
+    for p in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="p must be"):
+            stats.t_quantile(p, 4)
+    with pytest.raises(ValueError, match="df must be"):
+        stats.t_quantile(0.975, 0)
+    with pytest.raises(TypeError, match="df must be"):
+        stats.t_quantile(0.975, 4.0)
+
+
 def test_summary_of_known_values():
     s = stats.summarize([1.0, 2.0, 3.0, 4.0, 5.0])
     assert s.mean == 3.0

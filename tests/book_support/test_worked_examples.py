@@ -198,36 +198,37 @@ def test_record_activations_records_every_call_and_removes_its_hooks():
 
 
 @pytest.mark.parametrize(
-    ("printed", "value", "status"),
+    ("printed", "value", "agrees"),
     [
-        ("0.3", 0.30000000000000004, wx.AGREES),
-        ("0", 0.0, wx.AGREES),
-        ("0", 4.0e-50, wx.AGREES_TO_ROUNDING),  # a printed 0 for a tiny weight
-        ("0.727", 0.72712, wx.AGREES_TO_ROUNDING),  # rounds
-        ("0.728", 0.72712, wx.AGREES_TO_ROUNDING),  # one unit off, 0.1 %
-        ("5.874", 5.874692, wx.AGREES_TO_ROUNDING),  # truncated
-        ("2.65e-5", 0.9**100, wx.AGREES_TO_ROUNDING),
-        ("0.1", 0.176, wx.WRONG),  # one unit off but 43 %
-        ("-1.33", -1.3163, wx.WRONG),  # more than one unit
-        ("0.001", 0.0099998, wx.WRONG),
-        ("-inf", float("-inf"), wx.AGREES),  # a masked score
-        ("-inf", -1e9, wx.WRONG),
+        ("0.3", 0.30000000000000004, True),
+        ("0", 0.0, True),
+        ("0", 4.0e-50, True),  # a printed 0 for a tiny weight
+        ("0.727", 0.72712, True),  # rounds
+        ("0.728", 0.72712, True),  # one unit off, 0.1 %
+        ("5.874", 5.874692, True),  # truncated
+        ("2.65e-5", 0.9**100, True),
+        ("123456789012345678", 123456789012345678.0 + 16, True),  # equal but for float64 rounding (unit 1)
+        ("0.1", 0.176, False),  # one unit off but 43 %
+        ("-1.33", -1.3163, False),  # more than one unit
+        ("0.001", 0.0099998, False),
+        ("-inf", float("-inf"), True),  # a masked score
+        ("-inf", -1e9, False),
+        ("0.5", float("nan"), False),
     ],
 )
-def test_compare_number(printed, value, status):
-    assert wx.compare_number(printed, value) == status
+def test_within_printed_digits(printed, value, agrees):
+    assert wx.within_printed_digits(printed, value) is agrees
 
 
-def test_printed_unit_and_compare_number():
+def test_printed_unit_and_within_printed_digits():
     assert wx.printed_unit("0.150") == pytest.approx(1e-3)
     assert wx.printed_unit("2.65e-5") == pytest.approx(1e-7)
     assert wx.printed_unit("125") == 1
-    assert wx.compare_number("0.3", 0.3) == wx.AGREES
-    assert wx.compare_number("0.2", 0.238) == wx.AGREES_TO_ROUNDING  # 0.238 printed to one digit is 0.2
-    assert wx.compare_number("0.1", 0.176) == wx.WRONG  # 0.176 rounds to 0.2
-    assert wx.compare_number("0.73", 0.7271) == wx.AGREES_TO_ROUNDING
+    assert wx.within_printed_digits("0.2", 0.238)  # 0.238 printed to one digit is 0.2
+    assert not wx.within_printed_digits("0.1", 0.176)  # 0.176 rounds to 0.2
+    assert wx.within_printed_digits("0.73", 0.7271)
     with pytest.raises(TypeError, match="as text"):
-        wx.compare_number(0.3, 0.3)
+        wx.within_printed_digits(0.3, 0.3)
 
 
 # --- the two example models ---
@@ -392,7 +393,7 @@ def test_worked_audit_format_filters_and_fits_the_column():
         "a", "000 §8.2.1", "alpha row 2", "0.145 0.510 0.345", [0.2296, 0.5020, 0.2684], from_source=[0.2349, 0.5003, 0.2648]
     )
     audit.check("b", "000 §8.2.1", "fine row", "0.3", 0.3)
-    text = audit.format(verdicts=[wx.INTRODUCED])
+    text = audit.format(verdicts=[bk.claims.WRONG])
     assert "alpha row 2" in text and "fine row" not in text and "a long title" not in text
     assert "from the source's own input: 0.2349 0.5003 0.2648" in text
     assert max(len(line) for line in str(audit).splitlines()) <= 90

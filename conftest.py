@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-# The entry point ``python -m transformer_lib.train`` is run, never imported: importing it would bind the name
-# ``train`` in the package to that module, hiding the function ``tl.train`` from every later test in the process.
-collect_ignore = ["transformer_lib/train.py"]
+# The entry point ``python -m transformer_lib`` (``transformer_lib/__main__.py``) is run, not imported.
+collect_ignore = ["transformer_lib/__main__.py"]
 
 
 @pytest.fixture(autouse=True)

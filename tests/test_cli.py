@@ -1,7 +1,10 @@
-"""The command line ``python -m transformer_lib.train``, alone and under torchrun (2 processes, gloo)."""
+"""The command line ``python -m transformer_lib``, alone and under torchrun (2 processes, gloo)."""
 
+import importlib
+import inspect
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -93,7 +96,7 @@ def test_bad_argument_is_a_one_line_error_naming_the_flag(tmp_path, capsys, extr
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1, captured.err
-    assert captured.err.startswith(f"python -m transformer_lib.train: error: argument {flag}: ")
+    assert captured.err.startswith(f"python -m transformer_lib: error: argument {flag}: ")
     assert reason in captured.err
     assert not (tmp_path / "run").exists()  # nothing was trained or written
 
@@ -129,7 +132,7 @@ def test_help_shows_the_defaults(capsys):
 def test_command_line_errors_in_a_fresh_process():
     """What a reader sees in a shell: one line on stderr, exit status 2, no traceback."""
     for extra in (["--steps", "0"], ["--heads", "3", "--steps", "5"], ["--batch-tokens", "4", "--steps", "5"]):
-        command = [sys.executable, "-m", "transformer_lib.train", "--task", "dates", "--out", "unused", *extra]
+        command = [sys.executable, "-m", "transformer_lib", "--task", "dates", "--out", "unused", *extra]
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         assert result.returncode == 2, result.stderr[-2000:]
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
@@ -147,7 +150,7 @@ def test_torchrun_two_processes_match_one_process(tmp_path):
         "--standalone",
         "--nproc_per_node=2",
         "-m",
-        "transformer_lib.train",
+        "transformer_lib",
         *args,
         "--out",
         str(tmp_path / "ddp"),
@@ -198,3 +201,13 @@ def test_every_model_and_schedule_flag_reaches_the_run(tmp_path):
     assert again == first_loss("same")
     assert first_loss("smoothing", "--smoothing", "0.0") != again
     assert first_loss("seed", "--seed", "1") != again
+
+
+def test_no_module_of_the_package_hides_a_function_of_the_same_name():
+    """Failed on the old code: ``import transformer_lib.train`` (the entry point was a module named train) bound
+    the name ``train`` in the package to that module, hiding the function ``tl.train``."""
+    functions = {name for name in tl.__all__ if callable(getattr(tl, name)) and not inspect.ismodule(getattr(tl, name))}
+    modules = {info.name for info in pkgutil.iter_modules(tl.__path__)}
+    assert not functions & modules, functions & modules
+    importlib.import_module("transformer_lib.__main__")  # the entry point imports cleanly and binds nothing
+    assert callable(tl.train) and not inspect.ismodule(tl.train)

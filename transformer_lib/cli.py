@@ -1,4 +1,4 @@
-"""The training command line, run as ``python -m transformer_lib.train``.
+"""The training command line, run as ``python -m transformer_lib``.
 
 Trains a small Transformer on one of the generated tasks with the paper's
 recipe scaled down: Adam (beta1 = 0.9, beta2 = 0.98, eps = 1e-9), the warm-up
@@ -10,8 +10,8 @@ data-parallel (gloo, CPU), each rank on its shard of the same global batch.
 
 Examples::
 
-    python -m transformer_lib.train --task dates --steps 1000 --eval-every 250 --out runs/dates
-    torchrun --nproc_per_node=2 -m transformer_lib.train --task copy --steps 200 --out runs/copy
+    python -m transformer_lib --task dates --steps 1000 --eval-every 250 --out runs/dates
+    torchrun --nproc_per_node=2 -m transformer_lib --task copy --steps 200 --out runs/copy
 
 Book: ch-training.
 """
@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         (64, 4, 2, 200, 0.1)
     """
     parser = _Parser(
-        prog="python -m transformer_lib.train",
+        prog="python -m transformer_lib",
         description=(
             "Train a small Transformer on a generated task with the paper's recipe, scaled down (the book's training chapter)."
         ),

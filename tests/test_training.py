@@ -421,28 +421,28 @@ def test_default_batch_loss_is_chosen_from_the_model_type():
     # decoder-only: (inputs, targets) pairs; pad_id targets ignored
     lm = tl.DecoderOnlyLM(config)
     tokens = torch.randint(1, 12, (4, 6), generator=g)
-    loss, count = tl.training.default_batch_loss(lm)(lm, (tokens[:, :-1], tokens[:, 1:]))
+    loss, count = tl.default_batch_loss(lm)(lm, (tokens[:, :-1], tokens[:, 1:]))
     assert count == 20
     expected = tl.LabelSmoothingLoss(12, 0.1, reduction="sum")(lm(tokens[:, :-1]), tokens[:, 1:])
     torch.testing.assert_close(loss, expected)
     # encoder-only: (inputs, labels) from mask_tokens; count = chosen positions
     bert = tl.EncoderOnlyLM(config)
     inputs, labels = tl.mask_tokens(tokens, 2, 12, g, p=0.5)
-    loss, count = tl.training.default_batch_loss(bert)(bert, (inputs, labels))
+    loss, count = tl.default_batch_loss(bert)(bert, (inputs, labels))
     assert count == int((labels != -100).sum()) > 0
     torch.testing.assert_close(loss, F.cross_entropy(bert(inputs).transpose(1, 2), labels, reduction="sum"))
     # ... or clean tokens that the loss corrupts itself
-    corrupting = tl.training.masked_lm_loss(mask_id=2, p=0.5, generator=torch.Generator().manual_seed(3))
+    corrupting = tl.masked_lm_loss(mask_id=2, p=0.5, generator=torch.Generator().manual_seed(3))
     _, count = corrupting(bert, tokens)
     assert count > 0
     # ViT: (images, labels), count = B
     vit = tl.VisionTransformer(config.replace(norm_first=True), image_size=4, patch_size=2, in_channels=1, n_classes=3)
     images, classes = torch.randn(5, 1, 4, 4, generator=g), torch.tensor([0, 1, 2, 1, 0])
-    loss, count = tl.training.default_batch_loss(vit)(vit, (images, classes))
+    loss, count = tl.default_batch_loss(vit)(vit, (images, classes))
     assert count == 5
     torch.testing.assert_close(loss, F.cross_entropy(vit(images), classes, reduction="sum"))
     with pytest.raises(TypeError, match=r"no default batch loss for a Linear: pass batch_loss"):
-        tl.training.default_batch_loss(torch.nn.Linear(2, 2))
+        tl.default_batch_loss(torch.nn.Linear(2, 2))
 
 
 def test_train_decoder_only_and_masked_lm_models():
@@ -467,7 +467,7 @@ def test_train_decoder_only_and_masked_lm_models():
         copies,
         30,
         generator=g,
-        batch_loss=tl.training.masked_lm_loss(mask_id=2, p=0.3, generator=g),
+        batch_loss=tl.masked_lm_loss(mask_id=2, p=0.3, generator=g),
         progress=False,
     )
     assert history.losses[-1] < history.losses[0]
@@ -478,19 +478,19 @@ def test_seq2seq_loss_smoothing_is_configurable():
     batch = next(TASK.batches(100, seed=4))
     logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
     for eps in (0.0, 0.1, 0.3):
-        loss, count = tl.training.seq2seq_loss(smoothing=eps)(model, batch)
+        loss, count = tl.seq2seq_loss(smoothing=eps)(model, batch)
         assert count == batch.n_tgt_tokens
         expected = F.cross_entropy(logits.transpose(1, 2), batch.tgt_out, ignore_index=0, label_smoothing=eps, reduction="sum")
         torch.testing.assert_close(loss, expected)
     with pytest.raises(ValueError, match=r"smoothing must be in \[0, 1\), got 1.5"):
-        tl.training.seq2seq_loss(smoothing=1.5)
+        tl.seq2seq_loss(smoothing=1.5)
 
 
 def test_batch_loss_bad_input():
     model, optimizer, _ = _setup()
     batches = TASK.batches(100)
     with pytest.raises(ValueError, match=r"give batch_loss or loss_fn, not both"):
-        tl.train(model, optimizer, batches, 1, batch_loss=tl.training.seq2seq_loss(), loss_fn=torch.nn.CrossEntropyLoss())
+        tl.train(model, optimizer, batches, 1, batch_loss=tl.seq2seq_loss(), loss_fn=torch.nn.CrossEntropyLoss())
     with pytest.raises(TypeError, match=r"count an int, got float"):
         tl.train(
             model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 2.0), progress=False
@@ -498,19 +498,19 @@ def test_batch_loss_bad_input():
     with pytest.raises(ValueError, match=r"the batch of step 0 is empty: batch_loss counted 0 items"):
         tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 0), progress=False)
     with pytest.raises(TypeError, match=r"batch must be a pair of tensors \(inputs, targets\), got str"):
-        tl.training.lm_loss()(model, "tokens")
+        tl.lm_loss()(model, "tokens")
 
 
 def test_the_default_batch_loss_is_the_paper_label_smoothing():
     model, _, _ = _setup(dropout=0.0)
     batch = next(TASK.batches(100, seed=4))
-    default, count = tl.training.default_batch_loss(model)(model, batch)
-    paper, _ = tl.training.seq2seq_loss(smoothing=0.1)(model, batch)
-    plain, _ = tl.training.seq2seq_loss(smoothing=0.0)(model, batch)
+    default, count = tl.default_batch_loss(model)(model, batch)
+    paper, _ = tl.seq2seq_loss(smoothing=0.1)(model, batch)
+    plain, _ = tl.seq2seq_loss(smoothing=0.0)(model, batch)
     torch.testing.assert_close(default, paper, rtol=0, atol=0)
     assert count == batch.n_tgt_tokens and not torch.allclose(default, plain)
     losses = {}
-    for name, batch_loss in (("default", None), ("explicit", tl.training.seq2seq_loss(0.1))):
+    for name, batch_loss in (("default", None), ("explicit", tl.seq2seq_loss(0.1))):
         model, optimizer, scheduler = _setup(dropout=0.0)
         losses[name] = tl.train(
             model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler, batch_loss=batch_loss, progress=False

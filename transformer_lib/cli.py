@@ -32,9 +32,12 @@ import torch.distributed as dist
 
 from .checkpoint import CHECKPOINT_NAME
 from .config import TransformerConfig
+from .evaluation import evaluate
+from .losses import seq2seq_loss
 from .model import Transformer, count_parameters
+from .schedule import noam_scheduler
 from .tasks import TASKS, make_task
-from .training import TrainHistory, evaluate, noam_scheduler, seq2seq_loss, train
+from .training import TrainHistory, train
 from .utils import set_seed
 
 

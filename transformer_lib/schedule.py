@@ -1,0 +1,66 @@
+"""The learning-rate schedule of the paper: warm-up, then decay with 1/sqrt(step).
+
+Paper: §5.3 (Adam and the warm-up schedule, Eq. 3). Book: ch-training.
+"""
+
+from __future__ import annotations
+
+from torch.optim import Optimizer
+from torch.optim.lr_scheduler import LambdaLR
+
+from ._checks import check_nonnegative_int, check_positive, check_positive_int
+
+
+def noam_lr(step: int, d_model: int, warmup: int = 4000, factor: float = 1.0) -> float:
+    """The paper's learning rate at update number ``step``.
+
+    lrate = factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5):
+    a linear rise for ``warmup`` steps, then decay with 1/sqrt(step). The two
+    branches meet at step = warmup, where the rate peaks at
+    factor * (d_model * warmup)^-0.5.
+
+    ``step`` counts updates from 1 (the paper's step_num). ``step=0`` gives 0.0,
+    the limit of the formula (min(inf, 0) = 0): "before any update".
+
+    Args:
+        step: update number, an int >= 0. d_model: D. warmup: warm-up steps (4000 in the paper).
+        factor: a multiplier (1.0 in the paper).
+
+    Paper: §5.3, Eq. 3. Book: ch-training.
+    """
+    check_nonnegative_int("step", step)
+    check_positive_int("d_model", d_model)
+    check_positive_int("warmup", warmup)
+    check_positive("factor", factor)
+    if step == 0:
+        return 0.0
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def noam_scheduler(optimizer: Optimizer, d_model: int, warmup: int = 4000, factor: float = 1.0) -> LambdaLR:
+    """A ``LambdaLR`` that sets the optimizer's learning rate to :func:`noam_lr`.
+
+    Update number n (counted from 1) uses ``noam_lr(n, d_model, warmup, factor)``:
+    call ``scheduler.step()`` after each ``optimizer.step()``.
+
+    The schedule owns the learning rate. ``LambdaLR`` multiplies a base rate
+    by the lambda, so this function sets every parameter group's base rate to
+    1.0: the optimizer may be built with any ``lr`` and its rate is still
+    exactly ``noam_lr``.
+
+    Paper: §5.3 (with Adam, beta1 = 0.9, beta2 = 0.98, eps = 1e-9). Book: ch-training.
+    """
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    noam_lr(1, d_model, warmup, factor)  # validates the arguments
+
+    def rate(completed_updates: int) -> float:  # LambdaLR counts from 0 before the first update
+        return noam_lr(completed_updates + 1, d_model, warmup, factor)
+
+    for group in optimizer.param_groups:
+        group["lr"] = 1.0
+        group["initial_lr"] = 1.0  # LambdaLR reads its base rate from here
+    return LambdaLR(optimizer, rate)
+
+
+__all__ = ["noam_lr", "noam_scheduler"]

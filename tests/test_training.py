@@ -1,5 +1,6 @@
 """Training: the schedule, label smoothing, the loop, checkpoints and exact resumption."""
 
+import inspect
 import pickle
 
 import pytest
@@ -339,9 +340,7 @@ def test_train_bad_input(tmp_path):
         tl.train(model, optimizer, [long_batch], 1, progress=False)
     with pytest.raises(ValueError, match=r"batches ran out after 1 batches; steps=2"):
         tl.train(model, optimizer, [next(TASK.batches(100))], 2, progress=False)
-    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='mean'"):
-        tl.train(model, optimizer, TASK.batches(100), 1, loss_fn=torch.nn.CrossEntropyLoss(ignore_index=0), progress=False)
-    with pytest.raises(TypeError, match=r"batches must give transformer_lib.data.Batch objects, got tuple"):
+    with pytest.raises(TypeError, match=r"batch must be a transformer_lib.data.Batch .*, got tuple; other batches need"):
         tl.train(model, optimizer, [(1, 2)], 1, progress=False)
     with pytest.raises(ValueError, match=r"resume=True needs checkpoint_dir"):
         tl.train(model, optimizer, [], 1, resume=True)
@@ -489,8 +488,8 @@ def test_seq2seq_loss_smoothing_is_configurable():
 def test_batch_loss_bad_input():
     model, optimizer, _ = _setup()
     batches = TASK.batches(100)
-    with pytest.raises(ValueError, match=r"give batch_loss or loss_fn, not both"):
-        tl.train(model, optimizer, batches, 1, batch_loss=tl.seq2seq_loss(), loss_fn=torch.nn.CrossEntropyLoss())
+    with pytest.raises(TypeError, match=r"batch_loss must be a function \(model, batch\) -> \(loss_sum, count\), got str"):
+        tl.train(model, optimizer, batches, 1, batch_loss="seq2seq")
     with pytest.raises(TypeError, match=r"count an int, got float"):
         tl.train(
             model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 2.0), progress=False
@@ -523,3 +522,54 @@ def test_noam_lr_wrong_types_are_type_errors():
         tl.noam_lr(1.5, 8)
     with pytest.raises(TypeError, match=r"d_model must be an int, got float \(512.0\)"):
         tl.noam_lr(1, 512.0)
+
+
+# --- one knob for the loss: batch_loss, with the token loss built into it -------------------
+
+
+def test_train_has_one_loss_argument_and_batch_losses_carry_no_attributes():
+    # failed before: train took batch_loss and loss_fn, and seq2seq_loss/lm_loss wrote batch_type and loss_fn
+    # attributes on the functions they returned (loss_fn was never read)
+    assert "loss_fn" not in inspect.signature(tl.train).parameters
+    token_loss = tl.LabelSmoothingLoss(10, 0.1, ignore_index=0, reduction="sum")
+    for batch_loss in (tl.seq2seq_loss(loss_fn=token_loss), tl.lm_loss(loss_fn=token_loss), tl.seq2seq_loss()):
+        assert vars(batch_loss) == {}
+
+
+def test_a_token_loss_built_into_the_batch_loss_trains_exactly_as_the_default():
+    # what the chapters pass: the paper's label smoothing, written out as a token loss
+    V = len(TASK.vocab)
+    token_loss = tl.LabelSmoothingLoss(V, 0.1, ignore_index=TASK.vocab.pad_id, reduction="sum")
+    losses = {}
+    for name, batch_loss in (
+        ("default", None),
+        ("seq2seq_loss", tl.seq2seq_loss(loss_fn=token_loss)),
+        ("default_batch_loss", tl.default_batch_loss(_setup()[0], loss_fn=token_loss)),
+    ):
+        model, optimizer, scheduler = _setup(dropout=0.0)
+        history = tl.train(
+            model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler, batch_loss=batch_loss, progress=False
+        )
+        losses[name] = history.losses
+    assert losses["seq2seq_loss"] == losses["default"] == losses["default_batch_loss"]  # bit for bit
+
+
+def test_a_token_loss_must_sum_and_skip_the_padding_the_count_skips():
+    model, _, _ = _setup(dropout=0.0)
+    batch = next(TASK.batches(100, seed=4))
+    V = len(TASK.vocab)
+    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='mean'"):
+        tl.seq2seq_loss(loss_fn=torch.nn.CrossEntropyLoss(ignore_index=0))
+    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='none'"):
+        tl.lm_loss(loss_fn=tl.LabelSmoothingLoss(V, reduction="none"))
+    with pytest.raises(TypeError, match=r"loss_fn must be a function \(logits, targets\) -> summed loss, got str"):
+        tl.seq2seq_loss(loss_fn="sum")
+    wrong_padding = tl.LabelSmoothingLoss(V, 0.1, ignore_index=3, reduction="sum")
+    with pytest.raises(ValueError, match=r"loss_fn.ignore_index=3 differs from the padding id the count leaves out, 0"):
+        tl.seq2seq_loss(loss_fn=wrong_padding)(model, batch)
+    lm = tl.DecoderOnlyLM(model.config)
+    tokens = torch.randint(1, V, (2, 5))
+    with pytest.raises(ValueError, match=r"loss_fn.ignore_index=3 differs from the padding id the count leaves out, -100"):
+        tl.lm_loss(loss_fn=wrong_padding)(lm, (tokens[:, :-1], tokens[:, 1:]))
+    with pytest.raises(ValueError, match=r"loss_fn applies to token-prediction models"):
+        tl.default_batch_loss(tl.EncoderOnlyLM(model.config), loss_fn=wrong_padding)

@@ -112,17 +112,42 @@ class LabelSmoothingLoss(nn.Module):
 BatchLoss = Callable[[nn.Module, Any], tuple[Tensor, int]]
 
 
-def _sum_loss(loss_fn: Callable[[Tensor, Tensor], Tensor] | None, smoothing: float, ignore_index: int, V: int):
-    if loss_fn is not None:
-        return loss_fn
-    return LabelSmoothingLoss(V, smoothing, ignore_index=ignore_index, reduction="sum")
+#: ``loss_fn(logits, targets) -> loss``: a token loss summed over the targets (``reduction="sum"``).
+TokenLoss = Callable[[Tensor, Tensor], Tensor]
+
+
+def _check_token_loss(loss_fn: TokenLoss | None) -> None:
+    """A ``loss_fn`` given to a batch loss must be a function that sums (the loop divides by the count itself)."""
+    if loss_fn is None:
+        return
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be a function (logits, targets) -> summed loss, got {type(loss_fn).__name__}")
+    reduction = getattr(loss_fn, "reduction", "sum")
+    if reduction != "sum":
+        raise ValueError(
+            f"loss_fn must sum over tokens (reduction='sum'), got reduction={reduction!r}: "
+            "train divides by the number of target tokens of the whole batch itself"
+        )
+
+
+def _sum_loss(loss_fn: TokenLoss | None, smoothing: float, ignore_index: int, V: int) -> TokenLoss:
+    """``loss_fn``, or label smoothing summed over the targets that are not ``ignore_index``."""
+    if loss_fn is None:
+        return LabelSmoothingLoss(V, smoothing, ignore_index=ignore_index, reduction="sum")
+    ignored = getattr(loss_fn, "ignore_index", ignore_index)
+    if ignored != ignore_index:
+        raise ValueError(
+            f"loss_fn.ignore_index={ignored} differs from the padding id the count leaves out, {ignore_index}: "
+            f"build the loss with ignore_index={ignore_index}"
+        )
+    return loss_fn
 
 
 def _check_smoothing(smoothing: object) -> float:
     return check_fraction("smoothing", smoothing)
 
 
-def seq2seq_loss(smoothing: float = 0.1, *, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None) -> BatchLoss:
+def seq2seq_loss(smoothing: float = 0.1, *, loss_fn: TokenLoss | None = None) -> BatchLoss:
     """The batch loss of an encoder-decoder: teacher forcing on a :class:`~transformer_lib.data.Batch`.
 
     Calls ``model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)``
@@ -134,24 +159,27 @@ def seq2seq_loss(smoothing: float = 0.1, *, loss_fn: Callable[[Tensor, Tensor], 
     Args:
         smoothing: eps of :class:`LabelSmoothingLoss` (0.1 in the paper; 0 = plain cross-entropy).
         loss_fn: instead of smoothing, a loss that sums over tokens (``reduction="sum"``)
-            and ignores ``batch.pad_id``.
+            and ignores ``batch.pad_id``, e.g.
+            ``seq2seq_loss(loss_fn=LabelSmoothingLoss(V, 0.1, ignore_index=pad_id, reduction="sum"))``.
 
     Paper: §5.4 (label smoothing). Book: ch-training.
     """
     smoothing = _check_smoothing(smoothing)
+    _check_token_loss(loss_fn)
 
     def batch_loss(model: nn.Module, batch: Batch) -> tuple[Tensor, int]:
+        if not isinstance(batch, Batch):
+            raise TypeError(
+                f"batch must be a transformer_lib.data.Batch (seq2seq_loss reads its source, target and masks), "
+                f"got {type(batch).__name__}; other batches need a batch_loss of their own"
+            )
         logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)  # (B, T, V)
         return _sum_loss(loss_fn, smoothing, batch.pad_id, logits.shape[-1])(logits, batch.tgt_out), batch.n_tgt_tokens
 
-    batch_loss.batch_type = Batch  # type: ignore[attr-defined]
-    batch_loss.loss_fn = loss_fn  # type: ignore[attr-defined]
     return batch_loss
 
 
-def lm_loss(
-    smoothing: float = 0.1, *, pad_id: int | None = None, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None
-) -> BatchLoss:
+def lm_loss(smoothing: float = 0.1, *, pad_id: int | None = None, loss_fn: TokenLoss | None = None) -> BatchLoss:
     """The batch loss of a decoder-only language model: predict every next token.
 
     A batch is either a :class:`~transformer_lib.data.Batch` with ``src=None``
@@ -162,11 +190,13 @@ def lm_loss(
 
     Args:
         smoothing: eps of :class:`LabelSmoothingLoss`. pad_id: for ``(inputs, targets)`` pairs.
-        loss_fn: instead of smoothing, a loss summing over tokens.
+        loss_fn: instead of smoothing, a loss summing over tokens (``reduction="sum"``) that
+            ignores the padding id (``batch.pad_id``, or ``pad_id``, or -100 when that is None).
 
     Book: ch-variants.
     """
     smoothing = _check_smoothing(smoothing)
+    _check_token_loss(loss_fn)
 
     def batch_loss(model: nn.Module, batch: Any) -> tuple[Tensor, int]:
         if isinstance(batch, Batch):
@@ -177,7 +207,6 @@ def lm_loss(
         logits = model(inputs)
         return _sum_loss(loss_fn, smoothing, ignore, logits.shape[-1])(logits, targets), int((targets != ignore).sum())
 
-    batch_loss.loss_fn = loss_fn  # type: ignore[attr-defined]
     return batch_loss
 
 
@@ -250,7 +279,7 @@ def _pair(name: str, batch: object, what: str) -> tuple[Tensor, Tensor]:
     return batch[0], batch[1]
 
 
-def default_batch_loss(model: nn.Module, loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None) -> BatchLoss:
+def default_batch_loss(model: nn.Module, loss_fn: TokenLoss | None = None) -> BatchLoss:
     """The batch loss :func:`~transformer_lib.training.train` uses for ``model`` when none is given, chosen from its type.
 
     :class:`~transformer_lib.DecoderOnlyLM`: :func:`lm_loss` ``(0.1)``;
@@ -259,7 +288,8 @@ def default_batch_loss(model: nn.Module, loss_fn: Callable[[Tensor, Tensor], Ten
     :func:`classification_loss` ``()``; any model with ``encode`` and ``decode``
     (:class:`~transformer_lib.Transformer`, :class:`~transformer_lib.SpeechTransformer`,
     :class:`~transformer_lib.RNNSeq2Seq`): :func:`seq2seq_loss` ``(0.1)``.
-    ``loss_fn`` (a summing token loss) replaces the label smoothing of the first and last.
+    ``loss_fn`` (a summing token loss) replaces the label smoothing of the first and last:
+    ``train(..., batch_loss=default_batch_loss(model, loss_fn=...))``. Book: ch-training.
     """
     model = unwrap(model)
     if isinstance(model, DecoderOnlyLM):

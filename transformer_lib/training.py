@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,12 +87,8 @@ def _world() -> tuple[int, int]:
     return 0, 1
 
 
-def _check_batch(batch: object, step: int, config: Any, batch_type: type | None) -> None:
-    if batch_type is not None and not isinstance(batch, batch_type):
-        raise TypeError(
-            f"batches must give transformer_lib.data.Batch objects, got {type(batch).__name__} at step {step} "
-            "(other batches need batch_loss=...)"
-        )
+def _check_batch(batch: object, step: int, config: Any) -> None:
+    """A :class:`~transformer_lib.data.Batch` must hold target tokens, of the model's vocabulary, within its max_len."""
     if not isinstance(batch, Batch):
         return
     if len(batch) == 0 or batch.n_tgt_tokens == 0:
@@ -112,18 +108,6 @@ def _check_batch(batch: object, step: int, config: Any, batch_type: type | None)
             raise ValueError(
                 f"the batch of step {step} has sequences of {width} tokens, more than config.max_len={config.max_len}"
             )
-
-
-def _check_loss_fn(loss_fn: Callable[[Tensor, Tensor], Tensor], pad_id: int) -> None:
-    reduction = getattr(loss_fn, "reduction", "sum")
-    if reduction != "sum":
-        raise ValueError(
-            f"loss_fn must sum over tokens (reduction='sum'), got reduction={reduction!r}: "
-            "train divides by the number of target tokens of the whole batch itself"
-        )
-    ignore_index = getattr(loss_fn, "ignore_index", pad_id)
-    if ignore_index != pad_id:
-        raise ValueError(f"loss_fn.ignore_index={ignore_index} differs from the batches' pad_id={pad_id}")
 
 
 def _shard(batch: Any, rank: int, world: int) -> Any:
@@ -244,6 +228,45 @@ def _evaluate_now(inner: nn.Module, eval_fn: Callable[[nn.Module], Mapping[str, 
             inner.train()
 
 
+def _check_arguments(
+    steps: object,
+    batch_loss: object,
+    clip_grad_norm: object,
+    eval_every: object,
+    checkpoint_dir: object,
+    checkpoint_every: object,
+    resume: object,
+    device: object,
+) -> None:
+    """:func:`train`'s arguments, checked before anything is changed."""
+    check_nonnegative_int("steps", steps)
+    if batch_loss is not None and not callable(batch_loss):
+        raise TypeError(f"batch_loss must be a function (model, batch) -> (loss_sum, count), got {type(batch_loss).__name__}")
+    if clip_grad_norm is not None:
+        check_positive("clip_grad_norm", clip_grad_norm)
+    for name, value in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
+        if value is not None:
+            check_positive_int(name, value)
+    check_bool("resume", resume)
+    if resume and checkpoint_dir is None:
+        raise ValueError("resume=True needs checkpoint_dir, the folder holding checkpoint.pt")
+    if device is not None and not isinstance(device, (torch.device, str)):
+        raise TypeError(f"device must be a torch.device, a string such as 'cuda', or None, got {type(device).__name__}")
+
+
+def _next_batch(source: Iterator[Any] | Callable[[int], Any], step: int, steps: int) -> Any:
+    """The batch of update ``step`` (counted from 0): ``source(step)``, or the iterator's next one."""
+    try:
+        return source(step) if callable(source) else next(source)
+    except StopIteration:
+        raise ValueError(f"batches ran out after {step} batches; steps={steps} needs more") from None
+
+
+def _due(done: int, every: int | None, steps: int) -> bool:
+    """Whether an evaluation or a checkpoint follows update number ``done``: every ``every`` updates, and after the last."""
+    return done == steps or (every is not None and done % every == 0)
+
+
 def train(
     model: nn.Module,
     optimizer: Optimizer,
@@ -252,7 +275,6 @@ def train(
     *,
     batch_loss: BatchLoss | None = None,
     scheduler: LRScheduler | None = None,
-    loss_fn: Callable[[Tensor, Tensor], Tensor] | None = None,
     clip_grad_norm: float | None = None,
     eval_fn: Callable[[nn.Module], Mapping[str, float]] | None = None,
     eval_every: int | None = None,
@@ -274,10 +296,7 @@ def train(
     count makes the averaged gradients and the logged loss those of the whole batch.
 
     Args:
-        model: any model; the default ``batch_loss`` is chosen from its type
-            (:func:`default_batch_loss`): Transformer, SpeechTransformer and RNNSeq2Seq
-            get :func:`seq2seq_loss` (label smoothing 0.1), DecoderOnlyLM :func:`lm_loss`,
-            EncoderOnlyLM :func:`masked_lm_loss`, VisionTransformer :func:`classification_loss`.
+        model: any model; the default ``batch_loss`` is chosen from its type.
         optimizer: e.g. ``torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)``.
         batches: an iterable of batches, or a callable ``batches(step)`` (step counted from 0).
             A batch is a :class:`~transformer_lib.data.Batch` for the default seq2seq loss,
@@ -286,10 +305,13 @@ def train(
             its state is checkpointed; a plain iterable is fast-forwarded on resume.
         steps: total number of updates.
         batch_loss: ``batch_loss(model, batch) -> (loss_sum, count)``: the loss summed over
-            the batch's items and how many items; e.g. ``tl.seq2seq_loss(smoothing=0.0)``.
-        scheduler: stepped after every update (e.g. :func:`noam_scheduler`).
-        loss_fn: with the default batch loss of a token model, a loss that sums over target
-            tokens, replacing ``LabelSmoothingLoss(V, 0.1, ignore_index=pad_id, reduction="sum")``.
+            the batch's items and how many items (:mod:`~transformer_lib.losses`). None:
+            :func:`~transformer_lib.losses.default_batch_loss` ``(model)``: Transformer,
+            SpeechTransformer and RNNSeq2Seq get ``seq2seq_loss()`` (label smoothing 0.1),
+            DecoderOnlyLM ``lm_loss()``, EncoderOnlyLM ``masked_lm_loss()``, VisionTransformer
+            ``classification_loss()``. Another token loss is built into the batch loss, e.g.
+            ``seq2seq_loss(loss_fn=LabelSmoothingLoss(V, 0.2, ignore_index=pad_id, reduction="sum"))``.
+        scheduler: stepped after every update (e.g. :func:`~transformer_lib.schedule.noam_scheduler`).
         clip_grad_norm: clip the gradients' global norm to this value (None: no clipping).
         eval_fn: called as ``eval_fn(model)`` (in eval mode) every ``eval_every`` steps and
             after the last one, returning metrics; run with the random state set aside, so
@@ -311,29 +333,14 @@ def train(
     """
     from tqdm import tqdm
 
-    check_nonnegative_int("steps", steps)
-    for name, value in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
-        if value is not None:
-            check_positive_int(name, value)
-    if clip_grad_norm is not None:
-        check_positive("clip_grad_norm", clip_grad_norm)
-    check_bool("resume", resume)
-    if device is not None and not isinstance(device, (torch.device, str)):
-        raise TypeError(f"device must be a torch.device, a string such as 'cuda', or None, got {type(device).__name__}")
-    if resume and checkpoint_dir is None:
-        raise ValueError("resume=True needs checkpoint_dir, the folder holding checkpoint.pt")
-    if batch_loss is not None and loss_fn is not None:
-        raise ValueError("give batch_loss or loss_fn, not both (loss_fn only replaces the default batch loss's loss)")
-    if batch_loss is not None and not callable(batch_loss):
-        raise TypeError(f"batch_loss must be a function (model, batch) -> (loss_sum, count), got {type(batch_loss).__name__}")
+    _check_arguments(steps, batch_loss, clip_grad_norm, eval_every, checkpoint_dir, checkpoint_every, resume, device)
     rank, world = _world()
     inner = unwrap(model)
     if device is not None:
         inner.to(device)  # in place: the optimizer's parameters are these ones
     target_device = model_device(inner)
     if batch_loss is None:
-        batch_loss = default_batch_loss(inner, loss_fn)
-    batch_type = getattr(batch_loss, "batch_type", None)
+        batch_loss = default_batch_loss(inner)
     net = nn.parallel.DistributedDataParallel(inner) if world > 1 else inner
     config = getattr(inner, "config", None)
     path = None if checkpoint_dir is None else Path(checkpoint_dir) / CHECKPOINT_NAME
@@ -347,14 +354,8 @@ def train(
     bar = tqdm(total=steps, initial=start, file=sys.stderr, disable=hide, dynamic_ncols=True)
     try:
         for step in range(start, steps):
-            try:
-                batch = source(step) if callable(source) else next(source)
-            except StopIteration:
-                raise ValueError(f"batches ran out after {step} batches; steps={steps} needs more") from None
-            batch = _to_device(batch, target_device)
-            _check_batch(batch, step, config, batch_type)
-            if loss_fn is not None and isinstance(batch, Batch):
-                _check_loss_fn(loss_fn, batch.pad_id)
+            batch = _to_device(_next_batch(source, step, steps), target_device)
+            _check_batch(batch, step, config)
             lr = optimizer.param_groups[0]["lr"]
             loss, count = _step(net, inner, optimizer, scheduler, batch, batch_loss, clip_grad_norm, step, rank, world)
             history.steps.append(step + 1)
@@ -363,13 +364,12 @@ def train(
             history.tokens.append(count)
             bar.update(1)
             postfix = {"loss": f"{loss:.4f}", "lr": f"{lr:.2e}"}
-            done = step + 1 == steps
-            if eval_fn is not None and rank == 0 and (done or (eval_every is not None and (step + 1) % eval_every == 0)):
+            if eval_fn is not None and rank == 0 and _due(step + 1, eval_every, steps):
                 metrics = _evaluate_now(inner, eval_fn)
                 history.evals.append({"step": step + 1, **metrics})
                 postfix.update({k: f"{v:.4f}" for k, v in metrics.items()})
             bar.set_postfix(postfix, refresh=False)
-            if path is not None and (done or (checkpoint_every is not None and (step + 1) % checkpoint_every == 0)):
+            if path is not None and _due(step + 1, checkpoint_every, steps):
                 _save(path, step + 1, inner, optimizer, scheduler, history, batches, generator, rank, world)
     finally:
         bar.close()

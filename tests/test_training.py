@@ -41,10 +41,9 @@ def test_noam_lr_bad_input(kwargs, message):
         tl.noam_lr(**kwargs)
 
 
-@pytest.mark.parametrize("optimizer_lr", [1.0, 0.123, 1e-3])
-def test_noam_scheduler_sets_exactly_noam_lr_whatever_the_optimizer_lr(optimizer_lr):
+def test_noam_scheduler_sets_exactly_noam_lr_with_an_optimizer_lr_of_one():
     weight = torch.nn.Parameter(torch.ones(3))
-    optimizer = torch.optim.Adam([weight], lr=optimizer_lr, betas=(0.9, 0.98), eps=1e-9)
+    optimizer = torch.optim.Adam([weight], lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = tl.noam_scheduler(optimizer, d_model=64, warmup=5, factor=2.0)
     for update in range(1, 12):
         assert optimizer.param_groups[0]["lr"] == tl.noam_lr(update, 64, 5, 2.0)  # exactly, not approximately
@@ -53,6 +52,23 @@ def test_noam_scheduler_sets_exactly_noam_lr_whatever_the_optimizer_lr(optimizer
         scheduler.step()
     with pytest.raises(TypeError, match=r"optimizer must be a torch.optim.Optimizer"):
         tl.noam_scheduler([weight], 64)
+
+
+@pytest.mark.parametrize("optimizer_lr", [1e-3, 0.5])
+def test_noam_scheduler_refuses_an_optimizer_lr_other_than_one(optimizer_lr):
+    # failed before: the scheduler set every group's lr to 1.0 unseen, so Adam(lr=1e-3) trained at noam_lr
+    weight = torch.nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.Adam([weight], lr=optimizer_lr)
+    message = (
+        r"optimizer must be built with lr=1.0: the schedule multiplies the optimizer's lr by factor \* noam_lr\(step, "
+        rf"d_model, warmup\), so put any scale into factor; got lr={optimizer_lr} in param group 0"
+    )
+    with pytest.raises(ValueError, match=message):
+        tl.noam_scheduler(optimizer, d_model=64, warmup=5)
+    assert optimizer.param_groups[0]["lr"] == optimizer_lr  # left as it was
+    two_groups = torch.optim.Adam([{"params": [weight]}, {"params": [torch.nn.Parameter(torch.ones(1))], "lr": 0.1}], lr=1.0)
+    with pytest.raises(ValueError, match=r"got lr=0.1 in param group 1"):
+        tl.noam_scheduler(two_groups, d_model=64)
 
 
 # --- label smoothing -----------------------------------------------------------
@@ -131,7 +147,7 @@ def _setup(dropout=0.1, d_model=32, seed=0):
     V = len(TASK.vocab)
     config = tl.TransformerConfig.tiny(src_vocab_size=V, tgt_vocab_size=V, d_model=d_model, d_ff=64, max_len=8, dropout=dropout)
     model = tl.Transformer(config)
-    optimizer = torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = tl.noam_scheduler(optimizer, d_model, warmup=4)
     return model, optimizer, scheduler
 

@@ -38,28 +38,31 @@ def noam_lr(step: int, d_model: int, warmup: int = 4000, factor: float = 1.0) ->
 
 
 def noam_scheduler(optimizer: Optimizer, d_model: int, warmup: int = 4000, factor: float = 1.0) -> LambdaLR:
-    """A ``LambdaLR`` that sets the optimizer's learning rate to :func:`noam_lr`.
+    """A ``LambdaLR`` whose learning rate is :func:`noam_lr`.
 
-    Update number n (counted from 1) uses ``noam_lr(n, d_model, warmup, factor)``:
-    call ``scheduler.step()`` after each ``optimizer.step()``.
-
-    The schedule owns the learning rate. ``LambdaLR`` multiplies a base rate
-    by the lambda, so this function sets every parameter group's base rate to
-    1.0: the optimizer may be built with any ``lr`` and its rate is still
-    exactly ``noam_lr``.
+    ``LambdaLR`` multiplies the optimizer's ``lr`` by a function of the update
+    number, here ``noam_lr(n, d_model, warmup, factor)`` for update n (counted
+    from 1). So the optimizer is built with ``lr=1.0`` and any scale goes into
+    ``factor``; another ``lr`` would scale the schedule unseen, and is refused.
+    Call ``scheduler.step()`` after each ``optimizer.step()``.
 
     Paper: §5.3 (with Adam, beta1 = 0.9, beta2 = 0.98, eps = 1e-9). Book: ch-training.
     """
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
     noam_lr(1, d_model, warmup, factor)  # validates the arguments
+    for i, group in enumerate(optimizer.param_groups):
+        for key in ("lr", "initial_lr"):  # LambdaLR's base rate: initial_lr if an earlier scheduler set it, else lr
+            if key in group and float(group[key]) != 1.0:
+                raise ValueError(
+                    "optimizer must be built with lr=1.0: the schedule multiplies the optimizer's lr by "
+                    "factor * noam_lr(step, d_model, warmup), so put any scale into factor; "
+                    f"got {key}={float(group[key])} in param group {i}"
+                )
 
     def rate(completed_updates: int) -> float:  # LambdaLR counts from 0 before the first update
         return noam_lr(completed_updates + 1, d_model, warmup, factor)
 
-    for group in optimizer.param_groups:
-        group["lr"] = 1.0
-        group["initial_lr"] = 1.0  # LambdaLR reads its base rate from here
     return LambdaLR(optimizer, rate)
 
 

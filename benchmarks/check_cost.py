@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import interleaved
 
 import transformer_lib as tl
-from transformer_lib import attention, positional, training
+from transformer_lib import attention, losses, positional
 
 
 def _tokens_unread(name: str, tokens: Tensor, vocab_size: int) -> Tensor:
@@ -70,14 +70,14 @@ def _loss_unread(self: tl.LabelSmoothingLoss, logits: Tensor, target: Tensor) ->
 
 @contextmanager
 def value_reads_removed() -> Iterator[None]:
-    saved = (positional.check_tokens, attention._fused_attention, training.LabelSmoothingLoss.forward)
+    saved = (positional.check_tokens, attention._fused_attention, losses.LabelSmoothingLoss.forward)
     positional.check_tokens = _tokens_unread  # type: ignore[assignment]
     attention._fused_attention = _fused_unread
-    training.LabelSmoothingLoss.forward = _loss_unread  # type: ignore[method-assign]
+    losses.LabelSmoothingLoss.forward = _loss_unread  # type: ignore[method-assign]
     try:
         yield
     finally:
-        positional.check_tokens, attention._fused_attention, training.LabelSmoothingLoss.forward = saved
+        positional.check_tokens, attention._fused_attention, losses.LabelSmoothingLoss.forward = saved
 
 
 @contextmanager
@@ -115,7 +115,7 @@ def main() -> None:
     config = tl.TransformerConfig.tiny(dropout=0.0, src_vocab_size=len(task.vocab), tgt_vocab_size=len(task.vocab))
     model = tl.Transformer(config)
     batch = next(task.batches(args.max_tokens, seed=0))
-    batch_loss = tl.training.seq2seq_loss(0.1)
+    batch_loss = tl.seq2seq_loss(0.1)
 
     def step() -> None:
         model.zero_grad(set_to_none=True)

@@ -81,12 +81,12 @@ def test_label_smoothing_runs_on_meta():
 def test_the_batch_losses_run_on_meta():
     batch = tl.collate(TASK.examples(4, seed=0), vocab_size=V, device="meta")
     model = tl.Transformer(_config()).to(META)
-    loss_sum, count = tl.training.seq2seq_loss()(model, batch)
+    loss_sum, count = tl.seq2seq_loss()(model, batch)
     _on_meta(loss_sum, ())
     assert count == tl.collate(TASK.examples(4, seed=0)).n_tgt_tokens  # counted at collation, no device read
     lm = tl.DecoderOnlyLM(_config()).to(META)
     lm_batch = tl.data.Batch(None, batch.tgt_in, batch.tgt_out, None, batch.tgt_mask, tgt_token_count=count)
-    _on_meta(tl.training.lm_loss()(lm, lm_batch)[0], ())
+    _on_meta(tl.lm_loss()(lm, lm_batch)[0], ())
     bert = tl.EncoderOnlyLM(_config()).to(META)
     tokens = torch.randint(4, V, (4, 6)).to(META)
     inputs, labels = tl.mask_tokens(tokens, 3, V, torch.Generator().manual_seed(0))  # CPU generator, meta tokens
@@ -183,7 +183,7 @@ def test_train_moves_tuple_batches_to_the_models_device():
 
     def batch_loss(model, batch):
         seen.append(batch[0].device.type)
-        return tl.training.lm_loss()(model, batch)
+        return tl.lm_loss()(model, batch)
 
     history = tl.train(
         lm,
@@ -217,7 +217,7 @@ def test_train_keeps_the_callers_own_batch_objects():
     def batch_loss(model, batch):
         seen.append(batch)
         inputs, targets = (batch.inputs, batch.targets) if isinstance(batch, LMBatch) else (batch["inputs"], batch["targets"])
-        return tl.training.lm_loss()(model, (inputs, targets))
+        return tl.lm_loss()(model, (inputs, targets))
 
     tl.train(lm, torch.optim.SGD(lm.parameters(), lr=0.1), [named, tagged], 2, batch_loss=batch_loss, progress=False)
     assert seen[0] is named and seen[1] is tagged

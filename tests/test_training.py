@@ -1,5 +1,6 @@
 """Training: the schedule, label smoothing, the loop, checkpoints and exact resumption."""
 
+import inspect
 import pickle
 
 import pytest
@@ -40,10 +41,9 @@ def test_noam_lr_bad_input(kwargs, message):
         tl.noam_lr(**kwargs)
 
 
-@pytest.mark.parametrize("optimizer_lr", [1.0, 0.123, 1e-3])
-def test_noam_scheduler_sets_exactly_noam_lr_whatever_the_optimizer_lr(optimizer_lr):
+def test_noam_scheduler_sets_exactly_noam_lr_with_an_optimizer_lr_of_one():
     weight = torch.nn.Parameter(torch.ones(3))
-    optimizer = torch.optim.Adam([weight], lr=optimizer_lr, betas=(0.9, 0.98), eps=1e-9)
+    optimizer = torch.optim.Adam([weight], lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = tl.noam_scheduler(optimizer, d_model=64, warmup=5, factor=2.0)
     for update in range(1, 12):
         assert optimizer.param_groups[0]["lr"] == tl.noam_lr(update, 64, 5, 2.0)  # exactly, not approximately
@@ -52,6 +52,23 @@ def test_noam_scheduler_sets_exactly_noam_lr_whatever_the_optimizer_lr(optimizer
         scheduler.step()
     with pytest.raises(TypeError, match=r"optimizer must be a torch.optim.Optimizer"):
         tl.noam_scheduler([weight], 64)
+
+
+@pytest.mark.parametrize("optimizer_lr", [1e-3, 0.5])
+def test_noam_scheduler_refuses_an_optimizer_lr_other_than_one(optimizer_lr):
+    # failed before: the scheduler set every group's lr to 1.0 unseen, so Adam(lr=1e-3) trained at noam_lr
+    weight = torch.nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.Adam([weight], lr=optimizer_lr)
+    message = (
+        r"optimizer must be built with lr=1.0: the schedule multiplies the optimizer's lr by factor \* noam_lr\(step, "
+        rf"d_model, warmup\), so put any scale into factor; got lr={optimizer_lr} in param group 0"
+    )
+    with pytest.raises(ValueError, match=message):
+        tl.noam_scheduler(optimizer, d_model=64, warmup=5)
+    assert optimizer.param_groups[0]["lr"] == optimizer_lr  # left as it was
+    two_groups = torch.optim.Adam([{"params": [weight]}, {"params": [torch.nn.Parameter(torch.ones(1))], "lr": 0.1}], lr=1.0)
+    with pytest.raises(ValueError, match=r"got lr=0.1 in param group 1"):
+        tl.noam_scheduler(two_groups, d_model=64)
 
 
 # --- label smoothing -----------------------------------------------------------
@@ -130,7 +147,7 @@ def _setup(dropout=0.1, d_model=32, seed=0):
     V = len(TASK.vocab)
     config = tl.TransformerConfig.tiny(src_vocab_size=V, tgt_vocab_size=V, d_model=d_model, d_ff=64, max_len=8, dropout=dropout)
     model = tl.Transformer(config)
-    optimizer = torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = tl.noam_scheduler(optimizer, d_model, warmup=4)
     return model, optimizer, scheduler
 
@@ -339,9 +356,7 @@ def test_train_bad_input(tmp_path):
         tl.train(model, optimizer, [long_batch], 1, progress=False)
     with pytest.raises(ValueError, match=r"batches ran out after 1 batches; steps=2"):
         tl.train(model, optimizer, [next(TASK.batches(100))], 2, progress=False)
-    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='mean'"):
-        tl.train(model, optimizer, TASK.batches(100), 1, loss_fn=torch.nn.CrossEntropyLoss(ignore_index=0), progress=False)
-    with pytest.raises(TypeError, match=r"batches must give transformer_lib.data.Batch objects, got tuple"):
+    with pytest.raises(TypeError, match=r"batch must be a transformer_lib.data.Batch .*, got tuple; other batches need"):
         tl.train(model, optimizer, [(1, 2)], 1, progress=False)
     with pytest.raises(ValueError, match=r"resume=True needs checkpoint_dir"):
         tl.train(model, optimizer, [], 1, resume=True)
@@ -421,28 +436,28 @@ def test_default_batch_loss_is_chosen_from_the_model_type():
     # decoder-only: (inputs, targets) pairs; pad_id targets ignored
     lm = tl.DecoderOnlyLM(config)
     tokens = torch.randint(1, 12, (4, 6), generator=g)
-    loss, count = tl.training.default_batch_loss(lm)(lm, (tokens[:, :-1], tokens[:, 1:]))
+    loss, count = tl.default_batch_loss(lm)(lm, (tokens[:, :-1], tokens[:, 1:]))
     assert count == 20
     expected = tl.LabelSmoothingLoss(12, 0.1, reduction="sum")(lm(tokens[:, :-1]), tokens[:, 1:])
     torch.testing.assert_close(loss, expected)
     # encoder-only: (inputs, labels) from mask_tokens; count = chosen positions
     bert = tl.EncoderOnlyLM(config)
     inputs, labels = tl.mask_tokens(tokens, 2, 12, g, p=0.5)
-    loss, count = tl.training.default_batch_loss(bert)(bert, (inputs, labels))
+    loss, count = tl.default_batch_loss(bert)(bert, (inputs, labels))
     assert count == int((labels != -100).sum()) > 0
     torch.testing.assert_close(loss, F.cross_entropy(bert(inputs).transpose(1, 2), labels, reduction="sum"))
     # ... or clean tokens that the loss corrupts itself
-    corrupting = tl.training.masked_lm_loss(mask_id=2, p=0.5, generator=torch.Generator().manual_seed(3))
+    corrupting = tl.masked_lm_loss(mask_id=2, p=0.5, generator=torch.Generator().manual_seed(3))
     _, count = corrupting(bert, tokens)
     assert count > 0
     # ViT: (images, labels), count = B
     vit = tl.VisionTransformer(config.replace(norm_first=True), image_size=4, patch_size=2, in_channels=1, n_classes=3)
     images, classes = torch.randn(5, 1, 4, 4, generator=g), torch.tensor([0, 1, 2, 1, 0])
-    loss, count = tl.training.default_batch_loss(vit)(vit, (images, classes))
+    loss, count = tl.default_batch_loss(vit)(vit, (images, classes))
     assert count == 5
     torch.testing.assert_close(loss, F.cross_entropy(vit(images), classes, reduction="sum"))
     with pytest.raises(TypeError, match=r"no default batch loss for a Linear: pass batch_loss"):
-        tl.training.default_batch_loss(torch.nn.Linear(2, 2))
+        tl.default_batch_loss(torch.nn.Linear(2, 2))
 
 
 def test_train_decoder_only_and_masked_lm_models():
@@ -467,7 +482,7 @@ def test_train_decoder_only_and_masked_lm_models():
         copies,
         30,
         generator=g,
-        batch_loss=tl.training.masked_lm_loss(mask_id=2, p=0.3, generator=g),
+        batch_loss=tl.masked_lm_loss(mask_id=2, p=0.3, generator=g),
         progress=False,
     )
     assert history.losses[-1] < history.losses[0]
@@ -478,19 +493,19 @@ def test_seq2seq_loss_smoothing_is_configurable():
     batch = next(TASK.batches(100, seed=4))
     logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
     for eps in (0.0, 0.1, 0.3):
-        loss, count = tl.training.seq2seq_loss(smoothing=eps)(model, batch)
+        loss, count = tl.seq2seq_loss(smoothing=eps)(model, batch)
         assert count == batch.n_tgt_tokens
         expected = F.cross_entropy(logits.transpose(1, 2), batch.tgt_out, ignore_index=0, label_smoothing=eps, reduction="sum")
         torch.testing.assert_close(loss, expected)
     with pytest.raises(ValueError, match=r"smoothing must be in \[0, 1\), got 1.5"):
-        tl.training.seq2seq_loss(smoothing=1.5)
+        tl.seq2seq_loss(smoothing=1.5)
 
 
 def test_batch_loss_bad_input():
     model, optimizer, _ = _setup()
     batches = TASK.batches(100)
-    with pytest.raises(ValueError, match=r"give batch_loss or loss_fn, not both"):
-        tl.train(model, optimizer, batches, 1, batch_loss=tl.training.seq2seq_loss(), loss_fn=torch.nn.CrossEntropyLoss())
+    with pytest.raises(TypeError, match=r"batch_loss must be a function \(model, batch\) -> \(loss_sum, count\), got str"):
+        tl.train(model, optimizer, batches, 1, batch_loss="seq2seq")
     with pytest.raises(TypeError, match=r"count an int, got float"):
         tl.train(
             model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 2.0), progress=False
@@ -498,19 +513,19 @@ def test_batch_loss_bad_input():
     with pytest.raises(ValueError, match=r"the batch of step 0 is empty: batch_loss counted 0 items"):
         tl.train(model, optimizer, batches, 1, batch_loss=lambda m, b: (torch.tensor(1.0, requires_grad=True), 0), progress=False)
     with pytest.raises(TypeError, match=r"batch must be a pair of tensors \(inputs, targets\), got str"):
-        tl.training.lm_loss()(model, "tokens")
+        tl.lm_loss()(model, "tokens")
 
 
 def test_the_default_batch_loss_is_the_paper_label_smoothing():
     model, _, _ = _setup(dropout=0.0)
     batch = next(TASK.batches(100, seed=4))
-    default, count = tl.training.default_batch_loss(model)(model, batch)
-    paper, _ = tl.training.seq2seq_loss(smoothing=0.1)(model, batch)
-    plain, _ = tl.training.seq2seq_loss(smoothing=0.0)(model, batch)
+    default, count = tl.default_batch_loss(model)(model, batch)
+    paper, _ = tl.seq2seq_loss(smoothing=0.1)(model, batch)
+    plain, _ = tl.seq2seq_loss(smoothing=0.0)(model, batch)
     torch.testing.assert_close(default, paper, rtol=0, atol=0)
     assert count == batch.n_tgt_tokens and not torch.allclose(default, plain)
     losses = {}
-    for name, batch_loss in (("default", None), ("explicit", tl.training.seq2seq_loss(0.1))):
+    for name, batch_loss in (("default", None), ("explicit", tl.seq2seq_loss(0.1))):
         model, optimizer, scheduler = _setup(dropout=0.0)
         losses[name] = tl.train(
             model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler, batch_loss=batch_loss, progress=False
@@ -523,3 +538,54 @@ def test_noam_lr_wrong_types_are_type_errors():
         tl.noam_lr(1.5, 8)
     with pytest.raises(TypeError, match=r"d_model must be an int, got float \(512.0\)"):
         tl.noam_lr(1, 512.0)
+
+
+# --- one knob for the loss: batch_loss, with the token loss built into it -------------------
+
+
+def test_train_has_one_loss_argument_and_batch_losses_carry_no_attributes():
+    # failed before: train took batch_loss and loss_fn, and seq2seq_loss/lm_loss wrote batch_type and loss_fn
+    # attributes on the functions they returned (loss_fn was never read)
+    assert "loss_fn" not in inspect.signature(tl.train).parameters
+    token_loss = tl.LabelSmoothingLoss(10, 0.1, ignore_index=0, reduction="sum")
+    for batch_loss in (tl.seq2seq_loss(loss_fn=token_loss), tl.lm_loss(loss_fn=token_loss), tl.seq2seq_loss()):
+        assert vars(batch_loss) == {}
+
+
+def test_a_token_loss_built_into_the_batch_loss_trains_exactly_as_the_default():
+    # what the chapters pass: the paper's label smoothing, written out as a token loss
+    V = len(TASK.vocab)
+    token_loss = tl.LabelSmoothingLoss(V, 0.1, ignore_index=TASK.vocab.pad_id, reduction="sum")
+    losses = {}
+    for name, batch_loss in (
+        ("default", None),
+        ("seq2seq_loss", tl.seq2seq_loss(loss_fn=token_loss)),
+        ("default_batch_loss", tl.default_batch_loss(_setup()[0], loss_fn=token_loss)),
+    ):
+        model, optimizer, scheduler = _setup(dropout=0.0)
+        history = tl.train(
+            model, optimizer, TASK.batches(100, seed=1), 3, scheduler=scheduler, batch_loss=batch_loss, progress=False
+        )
+        losses[name] = history.losses
+    assert losses["seq2seq_loss"] == losses["default"] == losses["default_batch_loss"]  # bit for bit
+
+
+def test_a_token_loss_must_sum_and_skip_the_padding_the_count_skips():
+    model, _, _ = _setup(dropout=0.0)
+    batch = next(TASK.batches(100, seed=4))
+    V = len(TASK.vocab)
+    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='mean'"):
+        tl.seq2seq_loss(loss_fn=torch.nn.CrossEntropyLoss(ignore_index=0))
+    with pytest.raises(ValueError, match=r"loss_fn must sum over tokens \(reduction='sum'\), got reduction='none'"):
+        tl.lm_loss(loss_fn=tl.LabelSmoothingLoss(V, reduction="none"))
+    with pytest.raises(TypeError, match=r"loss_fn must be a function \(logits, targets\) -> summed loss, got str"):
+        tl.seq2seq_loss(loss_fn="sum")
+    wrong_padding = tl.LabelSmoothingLoss(V, 0.1, ignore_index=3, reduction="sum")
+    with pytest.raises(ValueError, match=r"loss_fn.ignore_index=3 differs from the padding id the count leaves out, 0"):
+        tl.seq2seq_loss(loss_fn=wrong_padding)(model, batch)
+    lm = tl.DecoderOnlyLM(model.config)
+    tokens = torch.randint(1, V, (2, 5))
+    with pytest.raises(ValueError, match=r"loss_fn.ignore_index=3 differs from the padding id the count leaves out, -100"):
+        tl.lm_loss(loss_fn=wrong_padding)(lm, (tokens[:, :-1], tokens[:, 1:]))
+    with pytest.raises(ValueError, match=r"loss_fn applies to token-prediction models"):
+        tl.default_batch_loss(tl.EncoderOnlyLM(model.config), loss_fn=wrong_padding)

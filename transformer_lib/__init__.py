@@ -20,10 +20,13 @@ from . import (
     counting,
     data,
     decoding,
+    evaluation,
     interop,
     interop_hf,
+    losses,
     masks,
     rnn,
+    schedule,
     tasks,
     training,
     utils,
@@ -34,7 +37,16 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TransformerConfig
 from .data import Batch, Vocab, batch_by_tokens, collate, padding_fraction
 from .decoding import beam_search, gnmt_length_penalty, greedy_decode, sample, sequence_log_prob
+from .evaluation import evaluate
 from .layers import DecoderLayer, EncoderLayer, PositionwiseFeedForward
+from .losses import (
+    LabelSmoothingLoss,
+    classification_loss,
+    default_batch_loss,
+    lm_loss,
+    masked_lm_loss,
+    seq2seq_loss,
+)
 from .masks import (
     band_mask,
     causal_mask,
@@ -68,19 +80,9 @@ from .rnn import (
     RNNSeq2Seq,
     make_cell,
 )
+from .schedule import noam_lr, noam_scheduler
 from .tasks import make_task
-from .training import (
-    LabelSmoothingLoss,
-    TrainHistory,
-    classification_loss,
-    evaluate,
-    lm_loss,
-    masked_lm_loss,
-    noam_lr,
-    noam_scheduler,
-    seq2seq_loss,
-    train,
-)
+from .training import TrainHistory, train
 from .utils import portable_numerics, set_seed
 from .variants import (
     DecoderOnlyLM,
@@ -138,7 +140,9 @@ __all__ = [
     "data",
     "decoder_mask",
     "decoding",
+    "default_batch_loss",
     "evaluate",
+    "evaluation",
     "from_key_padding_mask",
     "from_torch_attn_mask",
     "gnmt_length_penalty",
@@ -148,6 +152,7 @@ __all__ = [
     "lm_loss",
     "load_checkpoint",
     "log_spectrogram",
+    "losses",
     "make_cell",
     "make_task",
     "mask_tokens",
@@ -162,6 +167,7 @@ __all__ = [
     "rnn",
     "sample",
     "save_checkpoint",
+    "schedule",
     "seq2seq_loss",
     "sequence_log_prob",
     "set_attention_kernel",

@@ -32,9 +32,12 @@ import torch.distributed as dist
 
 from .checkpoint import CHECKPOINT_NAME
 from .config import TransformerConfig
+from .evaluation import evaluate
+from .losses import seq2seq_loss
 from .model import Transformer, count_parameters
+from .schedule import noam_scheduler
 from .tasks import TASKS, make_task
-from .training import TrainHistory, evaluate, noam_scheduler, seq2seq_loss, train
+from .training import TrainHistory, train
 from .utils import set_seed
 
 
@@ -222,7 +225,7 @@ def _train(args: argparse.Namespace, rank: int) -> dict[str, Any]:
     task.check_config(config)
     set_seed(args.seed)  # the same initial weights on every rank
     model = Transformer(config)
-    optimizer = torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)  # the schedule multiplies lr
     scheduler = noam_scheduler(optimizer, config.d_model, warmup=args.warmup, factor=args.lr_factor)
     batches = task.batches(args.batch_tokens, seed=args.seed, max_len=config.max_len)
     held_out = task.examples(args.eval_examples, seed=0, split="held_out")  # fixed: comparable across seeds

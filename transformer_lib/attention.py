@@ -285,7 +285,7 @@ class MultiHeadAttention(nn.Module):
         q = self.split_heads(self.q_proj(query))  # (B, H, Tq, Dh)
         k = self.split_heads(self.k_proj(key))  # (B, H, Tk, Dh)
         v = self.split_heads(self.v_proj(value))  # (B, H, Tk, Dh)
-        out, weights = self._attend_heads(q, k, v, mask, need_weights, kernel)  # (B, H, Tq, Dh)
+        out, weights = self.attend_heads(q, k, v, mask, need_weights, kernel)  # (B, H, Tq, Dh)
         return self.out_proj(self.merge_heads(out)), weights  # concat heads, then W^O
 
     def split_heads(self, x: Tensor) -> Tensor:
@@ -298,7 +298,7 @@ class MultiHeadAttention(nn.Module):
         B, _, T, _ = x.shape
         return x.transpose(1, 2).reshape(B, T, self.d_model)
 
-    def _attend_heads(
+    def attend_heads(
         self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, need_weights: bool, kernel: str
     ) -> tuple[Tensor, Tensor | None]:
         """Attention of every head with the chosen kernel; the weights computed only if asked."""
@@ -334,7 +334,7 @@ class MultiHeadAttention(nn.Module):
                 past_k, past_v = cache[self]
                 k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
             cache.store(self, k, v, static=static)
-        out, _ = self._attend_heads(q, k, v, mask, False, self.kernel)
+        out, _ = self.attend_heads(q, k, v, mask, False, self.kernel)
         return self.out_proj(self.merge_heads(out))
 
     def _check_inputs(self, query: object, key: object, value: object, mask: object, kernel: object) -> str:

@@ -175,17 +175,20 @@ def test_train_with_an_explicit_device_matches_the_default():
         _trained(torch.float32, device=0)
 
 
-def test_train_moves_tuple_batches_to_the_models_device():
+def test_train_moves_tuple_batches_to_the_models_device(monkeypatch):
+    """The batches go where the model is. Here the model 'is' on the meta device (model_device patched), so a
+    batch that was not moved arrives on the CPU: failed on the code before train knew a device."""
     torch.manual_seed(0)
     lm = tl.DecoderOnlyLM(_config()).double()
     tokens = torch.randint(4, V, (8, 6))
     seen = []
 
     def batch_loss(model, batch):
-        seen.append(batch[0].device.type)
-        return tl.lm_loss()(model, batch)
+        seen.append(tuple(x.device.type for x in batch))
+        return sum(p.sum() for p in model.parameters()) * 0.0, 5  # a loss on the CPU, whatever the batch
 
-    history = tl.train(
+    monkeypatch.setattr(tl.training, "model_device", lambda model: torch.device("meta"))
+    tl.train(
         lm,
         torch.optim.SGD(lm.parameters(), lr=0.1),
         [(tokens[:, :-1], tokens[:, 1:])] * 2,
@@ -193,7 +196,40 @@ def test_train_moves_tuple_batches_to_the_models_device():
         batch_loss=batch_loss,
         progress=False,
     )
-    assert seen == ["cpu", "cpu"] and len(history.losses) == 2
+    assert seen == [("meta", "meta")] * 2
+
+
+def test_under_torchrun_only_this_ranks_rows_are_moved(monkeypatch):
+    """A rank moves its shard, not the global batch: failed on the code that moved the whole batch first."""
+    moved = []
+    real = tl.training._to_device
+
+    def recording(batch, device):
+        if isinstance(batch, tuple):  # the batch itself, not the tensors it recurses into
+            moved.append(tuple(x.shape[0] for x in batch))
+        return real(batch, device)
+
+    monkeypatch.setattr(tl.training, "_to_device", recording)
+    monkeypatch.setattr(tl.training, "_world", lambda: (1, 2))  # rank 1 of 2
+
+    class NoWrapper:  # one process plays rank 1: no DistributedDataParallel around the model
+        def __new__(cls, module):
+            return module
+
+    monkeypatch.setattr(tl.training.nn.parallel, "DistributedDataParallel", NoWrapper)
+    monkeypatch.setattr(tl.training.dist, "all_reduce", lambda tensor: tensor.mul_(2))  # two equal ranks
+    torch.manual_seed(0)
+    lm = tl.DecoderOnlyLM(_config()).double()
+    tokens = torch.randint(4, V, (8, 6))
+    tl.train(
+        lm,
+        torch.optim.SGD(lm.parameters(), lr=0.1),
+        [(tokens[:, :-1], tokens[:, 1:])],
+        1,
+        batch_loss=tl.lm_loss(),
+        progress=False,
+    )
+    assert moved == [(4, 4)]  # rows 4..7 of the 8
 
 
 def test_train_keeps_the_callers_own_batch_objects():

@@ -170,6 +170,25 @@ def _run(steps, out=None, resume=False, eval_fn=None, **kwargs):
     return model, history
 
 
+def test_checkpoints_keep_the_cuda_random_states_where_cuda_is_in_use(tmp_path, monkeypatch):
+    """Dropout on a GPU draws from the device's generator: a resumed run restores it too. Failed on the old code,
+    which saved torch.get_rng_state() (the CPU's) alone. CUDA is simulated: two devices with states 7 and 8."""
+    restored = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: [torch.full((4,), 7, dtype=torch.uint8)] * 2)
+    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+    _run(2, out=tmp_path)
+    saved = tl.load_checkpoint(tmp_path / "checkpoint.pt")["rng"][0]
+    assert saved["cpu"].dtype == torch.uint8 and [int(x[0]) for x in saved["cuda"]] == [7, 7]
+    _run(3, out=tmp_path, resume=True)
+    assert len(restored) == 1 and [int(x[0]) for x in restored[0]] == [7, 7]
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)  # resumed where there is one GPU: said, not silent
+    with pytest.warns(UserWarning, match=r"holds the random states of 2 CUDA device\(s\) and this process sees 1"):
+        _run(4, out=tmp_path, resume=True)
+
+
 def test_resume_is_bit_for_bit(tmp_path):
     # dropout, the data stream and Adam's moments all carry state across the stop
     whole_model, whole = _run(12)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,18 +161,42 @@ def _resume(path, inner, optimizer, scheduler, batches, generator, rank):
         for _ in range(start):  # a plain iterable: skip what was used
             next(batches)
     rng_states = state["rng"]
-    torch.set_rng_state(rng_states[rank % len(rng_states)])
+    _set_rng_state(rng_states[rank % len(rng_states)])
     if generator is not None and state["generator"] is not None:
         generator.set_state(state["generator"])
     return start, history, batches
 
 
+def _rng_state() -> dict[str, Any]:
+    """The random state a resumed run needs: the CPU generator's and, where CUDA is in use, every CUDA device's
+    (dropout on a GPU draws from the device's generator, not the CPU's)."""
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    return {"cpu": torch.get_rng_state(), "cuda": cuda}
+
+
+def _set_rng_state(state: Any) -> None:
+    if isinstance(state, Tensor):  # a checkpoint written before the CUDA states were kept: the CPU state alone
+        torch.set_rng_state(state)
+        return
+    torch.set_rng_state(state["cpu"])
+    if state["cuda"] is not None:
+        seen = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if seen != len(state["cuda"]):
+            warnings.warn(
+                f"the checkpoint holds the random states of {len(state['cuda'])} CUDA device(s) and this process sees "
+                f"{seen}: the resumed run draws other dropout masks than an uninterrupted one would",
+                stacklevel=3,
+            )
+            return
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
 def _save(path, step, inner, optimizer, scheduler, history, batches, generator, rank, world) -> None:
     """Write ``checkpoint.pt`` (rank 0) with every rank's random state."""
-    rng: list[Tensor | None] = [torch.get_rng_state()]
+    rng: list[Any] = [_rng_state()]
     if world > 1:
         rng = [None] * world
-        dist.all_gather_object(rng, torch.get_rng_state())
+        dist.all_gather_object(rng, _rng_state())
     if rank == 0:
         data = batches.state_dict() if hasattr(batches, "state_dict") else None
         save_checkpoint(
@@ -189,9 +214,9 @@ def _save(path, step, inner, optimizer, scheduler, history, batches, generator, 
         dist.barrier()
 
 
-def _step(net, inner, optimizer, scheduler, batch, batch_loss, clip_grad_norm, step, rank, world) -> tuple[float, int]:
-    """One update on one global batch; returns (mean loss per item, number of items)."""
-    local = _shard(batch, rank, world) if world > 1 else batch
+def _step(net, inner, optimizer, scheduler, local, batch_loss, clip_grad_norm, step, rank, world) -> tuple[float, int]:
+    """One update on one global batch, of which ``local`` is this rank's shard (the whole batch on one
+    process), already on the model's device; returns (mean loss per item, number of items of the global batch)."""
     optimizer.zero_grad(set_to_none=True)
     loss_sum, count = batch_loss(net, local)
     if isinstance(count, Tensor) and count.numel() == 1 and not count.is_floating_point():
@@ -369,10 +394,12 @@ def train(
     bar = tqdm(total=steps, initial=start, file=sys.stderr, disable=hide, dynamic_ncols=True)
     try:
         for step in range(start, steps):
-            batch = _to_device(_next_batch(source, step, steps), target_device)
+            batch = _next_batch(source, step, steps)
             _check_batch(batch, step, config)
+            # this rank's rows only go to its device (under torchrun: 1/world of the global batch each)
+            local = _to_device(_shard(batch, rank, world) if world > 1 else batch, target_device)
             lr = optimizer.param_groups[0]["lr"]
-            loss, count = _step(net, inner, optimizer, scheduler, batch, batch_loss, clip_grad_norm, step, rank, world)
+            loss, count = _step(net, inner, optimizer, scheduler, local, batch_loss, clip_grad_norm, step, rank, world)
             history.steps.append(step + 1)
             history.losses.append(loss)
             history.learning_rates.append(float(lr))

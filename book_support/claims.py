@@ -44,7 +44,7 @@ Example::
     print(audit)            # one block per claim, each with its rule and verdict
     audit.counts()          # {"agrees": 1, "wrong": 1, "unsourced": 1}
 
-Book: every chapter's "What the sources say, checked" section, chapter 12 and the errata appendix.
+Book: every chapter's "What the sources say, checked" section, ch-numbers and the errata appendix.
 """
 
 from __future__ import annotations

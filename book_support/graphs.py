@@ -9,7 +9,7 @@ the longest chain (what must run one after another however many processors
 there are). :func:`state_gradient_norms` reads the gradient that
 backpropagation through time delivers to each hidden state of a recurrent layer.
 
-Paper: §4 and Table 1. Book: chapter 1.
+Paper: §4 and Table 1. Book: ch-recurrence.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def state_gradient_norms(layer: RecurrentLayer, x: Tensor, loss_fn: Callable[[Te
 
     Shape: x (B, T, I) -> (T,), entry t-1 for h_t (the last entry is for h_T).
 
-    Paper: §4 (path length and long-range dependencies). Book: chapter 1.
+    Paper: §4 (path length and long-range dependencies). Book: ch-recurrence.
     """
 
     if not isinstance(layer, RecurrentLayer):
@@ -83,7 +83,7 @@ def graph_path_lengths(output: Tensor, inputs: Sequence[Tensor]) -> list[int]:
 
     Returns: one int per input.
 
-    Paper: §4 and Table 1 ("maximum path length"). Book: chapter 1.
+    Paper: §4 and Table 1 ("maximum path length"). Book: ch-recurrence.
     """
     leaves = {}
     for index, x in enumerate(inputs):
@@ -118,7 +118,7 @@ def graph_depth(output: Tensor) -> int:
     the actual graph). It grows linearly with T for a recurrent layer and does
     not grow for self-attention.
 
-    Paper: §4 and Table 1 ("sequential operations"). Book: chapter 1.
+    Paper: §4 and Table 1 ("sequential operations"). Book: ch-recurrence.
     """
     children = _graph_from(output)
     indegree = dict.fromkeys(children, 0)

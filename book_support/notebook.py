@@ -145,7 +145,7 @@ def dispatched_ops(fn: Callable[[], object]) -> list[str]:
     ``F.scaled_dot_product_attention`` on 3-D input runs ``bmm``, ``_safe_softmax``,
     ``bmm`` (the math kernel, which forms the weights), and on 4-D input on a CPU
     ``_scaled_dot_product_flash_attention_for_cpu`` (a fused kernel that never
-    forms them, and that ``FlopCounterMode`` counts as 0 FLOPs). Book: chapters 2 and 4.
+    forms them, and that ``FlopCounterMode`` counts as 0 FLOPs). Book: ch-attention and ch-multihead.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")

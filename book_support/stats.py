@@ -15,11 +15,11 @@ No SciPy: the t quantile is mpmath's regularised incomplete beta function,
 inverted by mpmath's root finder (:func:`t_quantile`); it agrees with published
 tables to the digits they print (tested).
 
-Also the statistics of an ablation study (chapter 13): :func:`standard_error_of_difference`,
+Also the statistics of an ablation study (ch-ablations): :func:`standard_error_of_difference`,
 :func:`factorial_effects` and :func:`expected_max` (Dodge et al. 2019), whose formulas are proved
 in :mod:`book_support.derivations.ablation`.
 
-Book: chapters 3, 6, 8 and 12 (and every chapter that compares runs).
+Book: ch-scaling, ch-positions, ch-residual-norm and ch-numbers (and every chapter that compares runs).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequenc
     return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level)
 
 
-# --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (chapter 13) ---
+# --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (ch-ablations) ---
 # The formulas are proved in book_support.derivations.ablation.
 
 
@@ -226,7 +226,7 @@ def expected_max(values: Sequence[float], n: int) -> float:
         the expected maximum, a float.
 
     Reference: Dodge et al. (2019), "Show Your Work", §3 (expected validation performance).
-    Book: chapter 13.
+    Book: ch-ablations.
     """
     observed = sorted(_finite_floats("values", values, 1))
     if isinstance(n, bool) or not isinstance(n, int):
@@ -247,7 +247,7 @@ def standard_error_of_difference(a: Sequence[float], b: Sequence[float]) -> floa
     Args:
         a, b: the results of each model, at least 2 each (one run gives no variance).
 
-    Book: chapter 13.
+    Book: ch-ablations.
     """
     xs, ys = _finite_floats("a", a, 2), _finite_floats("b", b, 2)
 
@@ -266,7 +266,7 @@ def factorial_effects(y00: float, y10: float, y01: float, y11: float) -> dict[st
     ``mu, a, b, c`` and the drops ``drop_1 = y00 - y10``, ``drop_2 = y00 - y01``,
     ``drop_both = y00 - y11``; ``drop_both - drop_1 - drop_2 = -c``.
 
-    Book: chapter 13.
+    Book: ch-ablations.
     """
     y00, y10, y01, y11 = _finite_floats("(y00, y10, y01, y11)", (y00, y10, y01, y11), 4)
     return {

@@ -61,7 +61,7 @@ def test_decoder_stack_never_sees_the_future(case):
     changed = x.detach().clone()
     changed[:, t + 1 :] = torch.randn(2, T - t - 1, config.d_model, dtype=torch.float64)
     if explicit:  # the explicit kernel instead of the fused one
-        tl.model.set_attention_kernel(decoder, "explicit")
+        tl.set_attention_kernel(decoder, "explicit")
     out, out_changed = decoder(x, memory), decoder(changed, memory)
     torch.testing.assert_close(out[:, : t + 1], out_changed[:, : t + 1], atol=1e-12, rtol=0)
     out[:, t].sum().backward()

@@ -1,7 +1,8 @@
 """Put the hidden install cell at the top of every chapter (idempotent).
 
-The cell installs ``transformer_lib`` where it is missing (Colab, a downloaded
-notebook) from the repository at the release tag, prints nothing where the
+The cell installs ``transformer_lib`` (with ``book_support``, the book's apparatus, which
+ships in the same distribution) where either is missing (Colab, a downloaded notebook,
+an environment with a release from before the split) from the repository at the release tag, prints nothing where the
 library is present (so strict nbval is untouched), and is removed from the
 rendered page (tag ``remove-cell``). ``tests/book/test_notebooks.py`` checks that
 every notebook starts with exactly this cell.
@@ -16,14 +17,14 @@ import sys
 from pathlib import Path
 
 REPOSITORY = "https://github.com/transformer-executed/transformer-executed"
-RELEASE = "v0.2.0"
+RELEASE = "v0.3.0"
 SOURCE = f"""\
-# Colab or a downloaded notebook: install the book's library where it is missing (silent where it is present).
+# Colab or a downloaded notebook: install the book's library and apparatus where missing (silent where present).
 import importlib.util
 import subprocess
 import sys
 
-if importlib.util.find_spec("transformer_lib") is None:
+if importlib.util.find_spec("transformer_lib") is None or importlib.util.find_spec("book_support") is None:
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "transformer_lib @ git+{REPOSITORY}@{RELEASE}"],
         check=True,

@@ -67,11 +67,11 @@ def attend(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, dropout_
     Examples:
         >>> import torch, transformer_lib as tl
         >>> q = k = v = torch.eye(3)[None]  # (1, 3, 3): one sequence of three positions
-        >>> out, weights = tl.attend(q, k, v, mask=tl.causal_mask(3)[0])
+        >>> out, weights = tl.attend(q, k, v, mask=tl.causal_mask(3))  # (3, 3): query i sees keys 0..i
         >>> out.shape, weights.shape
         (torch.Size([1, 3, 3]), torch.Size([1, 3, 3]))
-        >>> weights[0, 0].tolist()  # the first query may see the first key only
-        [1.0, 0.0, 0.0]
+        >>> (weights[0] > 0).int().tolist()  # which keys each query weighs
+        [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
     """
     _check_qkv(q, k, v)
     if mask is not None:

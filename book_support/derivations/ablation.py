@@ -16,7 +16,7 @@ and :func:`factorial_effects`, which compute these formulas for a chapter's
 results, live in :mod:`book_support.stats`.
 
 Paper: §6.2 and Table 3 (the paper's ablations, one change at a time).
-Book: chapter 13.
+Book: ch-ablations.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ formulas live in :mod:`transformer_lib.counting`, so that a chapter can evaluate
 
 Paper: §3.2.1 (scaled dot-product and additive attention), Table 1 (O(n^2 d)).
 Bahdanau et al. (2015), §3.1 and appendix A.1.2 (the additive score).
-Book: chapter 2.
+Book: ch-attention.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ results) or sympy symbols (formulas).
 
 Paper: §3 and Table 3 (sizes), Table 1 (complexity per layer), §5.1-5.2 and
 Table 2 (training cost). Kaplan et al. (2020), §2.1 (C = 6 N per token).
-Book: chapter 14.
+Book: ch-cost.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ hypothesis by log P / lp(L). BLEU = BP * (p_1 p_2 p_3 p_4)^(1/4) with the
 brevity penalty BP = e^(1 - r/c) for an output of length c < r (Papineni et
 al. 2002, §2).
 
-Paper: §6.1 (beam size 4, alpha = 0.6), Tables 2-4 (BLEU). Book: chapter 11.
+Paper: §6.1 (beam size 4, alpha = 0.6), Tables 2-4 (BLEU). Book: ch-decoding.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 with W_1 (D, F), W_2 (F, D).
 
 Paper: §3.3, Eq. 2 ("Another way of describing this is as two convolutions
-with kernel size 1"). Book: chapter 7.
+with kernel size 1"). Book: ch-feedforward.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Paper: §3.2.3 ("masking out (setting to -inf) all values in the input of the
 softmax which correspond to illegal connections"), Figure 2 (Mask after Scale,
-before SoftMax). Book: chapter 5.
+before SoftMax). Book: ch-masking.
 """
 
 from __future__ import annotations

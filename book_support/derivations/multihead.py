@@ -13,7 +13,7 @@ The backward pass, each factor proved below on small symbolic matrices:
     dQ = dZ K / sqrt(d_k),  dK = dZ^T Q / sqrt(d_k)
     dW^Q = X^T dQ                                (Q = X W^Q)
 
-Paper: §3.2.2. Book: chapter 4.
+Paper: §3.2.2. Book: ch-multihead.
 """
 
 from __future__ import annotations

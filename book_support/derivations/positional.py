@@ -2,7 +2,7 @@
 
 Paper: §3.5 (the sinusoids, "PE_{pos+k} can be represented as a linear function
 of PE_pos", wavelengths from 2π to 10000·2π) and §3.4 (embeddings summed with
-the encodings). Book: chapter 6.
+the encodings). Book: ch-positions.
 """
 
 from __future__ import annotations

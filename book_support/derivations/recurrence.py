@@ -1,7 +1,7 @@
 """Recurrence: the Jacobians behind vanishing gradients, gated cells, parameter counts, path lengths.
 
 Paper: §1 and §4, Table 1 (complexity per layer, sequential operations,
-maximum path length). Book: chapter 1.
+maximum path length). Book: ch-recurrence.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Paper: §3.1 ("We employ a residual connection around each of the two
 sub-layers, followed by layer normalization. That is, the output of each
-sub-layer is LayerNorm(x + Sublayer(x))"). Book: chapter 8.
+sub-layer is LayerNorm(x + Sublayer(x))"). Book: ch-residual-norm.
 """
 
 from __future__ import annotations

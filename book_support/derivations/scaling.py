@@ -2,7 +2,7 @@
 
 Paper: §3.2.1 and footnote 4 ("assume that the components of q and k are
 independent random variables with mean 0 and variance 1. Then their dot
-product has mean 0 and variance d_k"). Book: chapter 3.
+product has mean 0 and variance d_k"). Book: ch-scaling.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ and w warm-up steps; the smoothed target q(k) = (1 - eps) [k = y] + eps / V
 (Szegedy et al. 2016, as ``tl.LabelSmoothingLoss``); Adam's bias-corrected
 moments (Kingma and Ba 2015, Algorithm 1).
 
-Paper: §5.3 (Adam, Eq. 3), §5.4 (label smoothing). Book: chapter 10.
+Paper: §5.3 (Adam, Eq. 3), §5.4 (label smoothing). Book: ch-training.
 """
 
 from __future__ import annotations

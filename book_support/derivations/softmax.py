@@ -1,6 +1,6 @@
 """The softmax, its Jacobian, and why large logits stop the gradient.
 
-Book: chapter 3 (saturation), chapter 4 (the backward pass of attention).
+Book: ch-scaling (saturation), ch-multihead (the backward pass of attention).
 """
 
 from __future__ import annotations

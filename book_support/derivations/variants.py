@@ -7,7 +7,7 @@ patches (Dosovitskiy et al. 2021, §3.1). Whisper's stem halves the frame rate
 with a stride-2 convolution (Radford et al. 2023, §2.3). A language model
 samples from softmax(z / tau).
 
-Book: chapter 15.
+Book: ch-variants.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def mlm_probabilities(p: float | sp.Expr, vocab_size: int | sp.Expr) -> dict[str
 
     Raises ``ValueError`` for a numeric ``p`` outside (0, 1] or a numeric ``vocab_size`` below 2,
     ``TypeError`` for a non-integer numeric ``vocab_size``.
-    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: chapter 15.
+    Paper: Devlin et al. (2019), §3.1 and appendix C.2. Book: ch-variants.
     """
     if _is_number(p) and not 0 < float(p) <= 1:
         raise ValueError(f"p must be in (0, 1], got {p!r}")
@@ -86,7 +86,7 @@ def conv_output_length(length: int | sp.Expr, kernel: int, stride: int, padding:
     """Positions after a 1-d convolution: floor((L + 2 padding - kernel) / stride) + 1.
 
     Raises ``ValueError`` for a kernel or stride below 1, a negative padding, or a numeric length
-    too short for the kernel. Book: chapter 15 (Whisper's stem).
+    too short for the kernel. Book: ch-variants (Whisper's stem).
     """
     for name, value, low in (("kernel", kernel, 1), ("stride", stride, 1), ("padding", padding, 0)):
         if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
@@ -100,7 +100,7 @@ def patch_count(image_size: int | sp.Expr, patch_size: int | sp.Expr) -> sp.Expr
     """N = (image_size / patch_size)^2, the number of tokens ViT makes of a square image (class token not counted).
 
     Raises ``ValueError`` when a numeric image size is not a positive multiple of a numeric patch size.
-    Paper: Dosovitskiy et al. (2021), §3.1. Book: chapter 15.
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: ch-variants.
     """
     if _is_number(image_size) and _is_number(patch_size):
         if int(patch_size) <= 0 or int(image_size) <= 0 or int(image_size) % int(patch_size):

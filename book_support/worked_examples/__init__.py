@@ -8,7 +8,7 @@ records every intermediate of a forward pass, compares printed numbers with
 computed ones by a stated rule (:mod:`.compare`), and repeats single steps in
 exact arithmetic with sympy (:mod:`.exact`).
 
-``import book_support.worked_examples as wx``. Book: chapter 12
+``import book_support.worked_examples as wx``. Book: ch-numbers
 ("Every number, computed") and the errata appendix.
 """
 

@@ -18,7 +18,7 @@ in it, is :func:`book_support.claims.verdict` under the rule :func:`printed_digi
 :meth:`WorkedAudit.step_verdicts` colours each step by the most serious verdict among its numbers,
 and :func:`plot_dataflow` draws the chain of steps in those colours.
 
-Book: chapter 12 and the errata appendix.
+Book: ch-numbers and the errata appendix.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from :func:`book_support.claims.verdict` with the rule
 :func:`~book_support.worked_examples.printed_digits`, which applies this test to
 every printed number of a claim.
 
-Book: chapter 12.
+Book: ch-numbers.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def printed_unit(text: str) -> float:
 def within_printed_digits(source: str, value: float) -> bool:
     """Whether one printed number is the computed value to its printed digits.
 
-    The rule (stated in chapter 12): True when the computed value rounds to the printed
+    The rule (stated in ch-numbers): True when the computed value rounds to the printed
     number, or the two differ by at most one unit in the last printed digit and by less
     than 1 % (a truncated rather than rounded digit, or an earlier rounded intermediate).
     An infinite number (a masked score printed as -inf) agrees only with itself.

@@ -10,7 +10,7 @@ any entry to 50 significant digits, each shared sub-expression once.
 These functions are an independent check of the float computation by the
 library's modules, not a model: each is one formula of the paper.
 
-Book: chapter 12.
+Book: ch-numbers.
 """
 
 from __future__ import annotations

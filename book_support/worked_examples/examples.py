@@ -1,6 +1,6 @@
 """The two worked examples of the source notes, as data, and the library models built from them.
 
-Book: chapter 12 ("Every number, computed").
+Book: ch-numbers ("Every number, computed").
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class Printed000:
 
     Kept as text, row by row, so that the number of printed digits is known (the rule
     :func:`~book_support.worked_examples.printed_digits` needs it). These are the source's
-    claims, not its givens (those are in :class:`Example000`); chapter 12 and the errata
+    claims, not its givens (those are in :class:`Example000`); ch-numbers and the errata
     appendix check them against the library.
     """
 
@@ -200,7 +200,7 @@ class Example003:
     no output projection (so W_O = I). Everything else it does not give.
 
     The ``reconstructed_*`` fields are *not* in the source: they are one choice
-    (of many) that reproduces numbers the source prints, documented in chapter 12.
+    (of many) that reproduces numbers the source prints, documented in ch-numbers.
     """
 
     src_vocab: tuple[str, ...] = ("I", "am")
@@ -218,7 +218,7 @@ class Example003:
     decoder_input_ids: tuple[int, ...] = (0, 1)  # <s> 我
     target_ids: tuple[int, ...] = (1, 2)  # 我 是
     # Not given by the source. W1, b1 reproduce its printed hidden layer h1 from its y1;
-    # W2, b2 reproduce its printed FFN output from h1 (chapter 12 checks both).
+    # W2, b2 reproduce its printed FFN output from h1 (ch-numbers checks both).
     reconstructed_W1: tuple[tuple[float, ...], ...] = (
         (1, 0, 1, 0, 2, 0, 2, 0),
         (0, 1, 0, 1, 0, 2, 0, 2),
@@ -278,7 +278,7 @@ EXAMPLE_003 = Example003()
 
 
 def build_model_003(example: Example003 = EXAMPLE_003, dtype: torch.dtype = torch.float64, seed: int = 0) -> Transformer:
-    """The library's ``Transformer`` for source 003, with the stated choices of chapter 12.
+    """The library's ``Transformer`` for source 003, with the stated choices of ch-numbers.
 
     Given by the source and loaded: source embeddings, the embeddings of "<s>"
     and "我", the two position vectors, W_Q, W_K, W_V, gamma_1 and beta_1 of
@@ -340,7 +340,7 @@ class Printed003:
     """Numbers that source 003 *prints* for its cross-attention (step 3.4), as text.
 
     The cross-attention's weights are not given, so these vectors cannot be recomputed;
-    what can be checked is the arithmetic the source does on them (chapter 12, errata).
+    what can be checked is the arithmetic the source does on them (ch-numbers, errata).
     """
 
     encoder_output: str = "-1.028 1.479 -0.187 -0.263"  # both tokens: K_enc, V_enc

@@ -6,7 +6,7 @@ The sources write a linear map as ``y = x @ W + b`` with ``W`` of shape (in, out
 sources' (in, out) convention and transposes them; a matrix of the wrong shape
 raises a ``ValueError`` naming the argument, the expected and the received shape.
 
-Book: chapter 12.
+Book: ch-numbers.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def load_attention(
             a sequence of four (D,) vectors in that order.
 
     Returns: ``mha`` (loaded in place).
-    Paper: §3.2.2. Book: chapter 12.
+    Paper: §3.2.2. Book: ch-numbers.
     """
     if not isinstance(mha, MultiHeadAttention):
         raise TypeError(f"mha must be a transformer_lib MultiHeadAttention, got {type(mha).__name__}")

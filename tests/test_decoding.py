@@ -377,3 +377,11 @@ def test_decoded_tokens_can_train_the_model_and_be_edited(model, src, lm):
     assert model.tgt_embed.weight.grad is not None
     model.zero_grad()
     model.eval()
+
+
+@pytest.mark.parametrize("function", [tl.collate, tl.evaluate], ids=lambda f: f.__name__)
+def test_special_ids_are_keywords_wherever_they_are_taken(function):
+    """The decoders' convention holds for collate and evaluate too: failed on the old code, where pad_id, bos_id
+    and eos_id were their third to fifth (collate: second to fourth) positional parameters."""
+    parameters = inspect.signature(function).parameters
+    assert all(parameters[name].kind is inspect.Parameter.KEYWORD_ONLY for name in ("pad_id", "bos_id", "eos_id"))

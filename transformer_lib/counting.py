@@ -3,7 +3,8 @@
 No sympy is needed: every function is plain arithmetic, so Python ints give
 exact Python ints, and sympy symbols (``sp.Symbol("n")``) give the formula as a
 sympy expression. The derivations in :mod:`book_support.derivations` prove
-these formulas (ch-attention, ch-multihead, ch-feedforward, ch-ablations) and the chapters compare them with
+these formulas, and the chapters that use them (ch-recurrence, ch-attention, ch-multihead,
+ch-feedforward, ch-cost, ch-variants) compare them with
 ``torch.utils.flop_counter.FlopCounterMode`` and ``tl.count_parameters``.
 
 Conventions (those of ``FlopCounterMode``): a multiply-add is 2 FLOPs and only

@@ -224,25 +224,25 @@ class Batch:
 
 def collate(
     examples: Sequence[Example],
+    *,
     pad_id: int = PAD_ID,
     bos_id: int = BOS_ID,
     eos_id: int = EOS_ID,
     max_len: int | None = None,
     vocab_size: int | None = None,
-    *,
     device: torch.device | str | None = None,
 ) -> Batch:
     """Pad a list of (source ids, target ids) pairs into a :class:`Batch`.
 
     Args:
         examples: pairs of id sequences without ``<bos>``/``<eos>``.
-        pad_id, bos_id, eos_id: the special ids (the :class:`Vocab` defaults).
+        pad_id, bos_id, eos_id: the special ids (the :class:`Vocab` defaults); these and all that follow are keywords.
         max_len: if given, refuse sources longer than ``max_len`` and targets
             whose ``tgt_in`` (target + 1) would be longer.
         vocab_size: recorded in the batch so ``train`` can check it against the model;
             the ids (and the special ids) are checked to lie in [0, vocab_size) here,
             on the host, where checking costs no device read.
-        device: where the batch's tensors are made (keyword-only; None: torch's default
+        device: where the batch's tensors are made (None: torch's default
             device, the CPU unless changed). The target tokens are counted here too.
 
     Shape: B examples -> src (B, S), tgt_in/tgt_out (B, T) with T = longest target + 1.

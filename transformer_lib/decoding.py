@@ -213,12 +213,12 @@ def gnmt_length_penalty(length: Tensor | int, alpha: float, *, dtype: torch.dtyp
         >>> round(float(tl.gnmt_length_penalty(7, alpha=0.5)), 4)  # sqrt(12 / 6)
         1.4142
     """
-    length = torch.as_tensor(length)
+    length, alpha = torch.as_tensor(length), check_nonnegative("alpha", alpha)
     if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
         raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
-    if dtype is None and length.is_floating_point():
-        dtype = length.dtype
-    return _lp(length, check_nonnegative("alpha", alpha), dtype)
+    if dtype is None:
+        dtype = length.dtype if length.is_floating_point() else torch.get_default_dtype()
+    return ((5.0 + length.to(dtype)) / 6.0) ** alpha
 
 
 def sequence_log_prob(
@@ -329,7 +329,7 @@ def beam_search(
             step = torch.where(finished[..., None], kept, step)
             candidates = log_p[..., None] + step  # (B, K, V)
             cand_len = torch.where(finished, lengths, torch.full_like(lengths, t))  # (B, K)
-            ranked = candidates / _lp(cand_len, alpha, candidates.dtype)[..., None]  # (B, K, V)
+            ranked = candidates / gnmt_length_penalty(cand_len, alpha, dtype=candidates.dtype)[..., None]  # (B, K, V)
             best = ranked.view(B, K * V).topk(K, dim=-1).indices  # (B, K)
             parent, token = best // V, best % V
             log_p = candidates.view(B, K * V).gather(1, best)
@@ -342,7 +342,8 @@ def beam_search(
                 cache.reorder((parent + K * torch.arange(B, device=device)[:, None]).flatten())
             if bool(finished.all()):
                 break
-        score = log_p / _lp(lengths, alpha, log_p.dtype)  # hypotheses cut at max_new_tokens count their length so far
+        # hypotheses cut at max_new_tokens count their length so far
+        score = log_p / gnmt_length_penalty(lengths, alpha, dtype=log_p.dtype)
         winner = score.argmax(dim=-1)  # (B,)
         out = tokens[torch.arange(B, device=device), winner, 1:]  # (B, t), drop <bos>
         longest = int(lengths.gather(1, winner[:, None]).max())
@@ -354,10 +355,6 @@ def _per_hypothesis(src_mask: Tensor, B: int, K: int) -> Tensor:
     if src_mask.dim() < 4:
         return src_mask  # no batch axis: the same for every row
     return src_mask.expand(B, *src_mask.shape[1:]).repeat_interleave(K, dim=0)
-
-
-def _lp(length: Tensor, alpha: float, dtype: torch.dtype | None = None) -> Tensor:
-    return ((5.0 + length.to(dtype or torch.get_default_dtype())) / 6.0) ** alpha
 
 
 def sample(

@@ -21,6 +21,7 @@ from .variants import DecoderOnlyLM
 def evaluate(
     model: nn.Module,
     examples: Sequence[Example],
+    *,
     batch_size: int = 500,
     pad_id: int = PAD_ID,
     bos_id: int = BOS_ID,
@@ -73,7 +74,7 @@ def evaluate(
     try:
         with torch.no_grad():
             for group in _evaluation_batches(examples, batch_size, decoder_only):
-                batch = collate(group, pad_id, bos_id, eos_id, device=device)
+                batch = collate(group, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, device=device)
                 assert batch.src is not None  # collate always sets the source (for the type checker)
                 T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
                 if decoder_only:

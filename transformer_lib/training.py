@@ -327,7 +327,8 @@ def train(
 
     Args:
         model: any model; the default ``batch_loss`` is chosen from its type.
-        optimizer: e.g. ``torch.optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-9)``.
+        optimizer: e.g. ``torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)`` with
+            ``scheduler=noam_scheduler(optimizer, d_model)`` (which needs lr=1.0), or any lr without it.
         batches: an iterable of batches, or a callable ``batches(step)`` (step counted from 0).
             A batch is a :class:`~transformer_lib.data.Batch` for the default seq2seq loss,
             anything ``batch_loss`` accepts otherwise. If it has ``state_dict`` /

@@ -292,17 +292,63 @@ def test_evaluate_a_decoder_only_model():
     assert metrics["accuracy"] == right / len(examples)
 
 
-def test_evaluate_refuses_models_that_do_not_map_ids_to_ids():
+def test_evaluate_a_vision_transformer():
+    """Failed on the old code (a ValueError: evaluate took only models that map ids to ids)."""
+    torch.manual_seed(0)
+    vit = tl.VisionTransformer(_config(norm_first=True), image_size=4, patch_size=2, in_channels=1, n_classes=3).double()
+    images, labels = torch.randn(7, 1, 4, 4, dtype=torch.float64), torch.tensor([0, 1, 2, 0, 1, 2, 2])
+    metrics = tl.evaluate(vit, list(zip(images, labels.tolist(), strict=True)), batch_size=3)
+    vit.eval()
+    with torch.no_grad():
+        logits = vit(images)
+    assert metrics["loss"] == pytest.approx(float(F.cross_entropy(logits, labels)), rel=1e-12)
+    assert metrics["accuracy"] == float((logits.argmax(-1) == labels).double().mean())
+
+
+def test_evaluate_an_encoder_only_model():
+    """Scored on the labelled positions only, as masked_lm_loss trains it. Failed on the old code (a ValueError)."""
+    torch.manual_seed(0)
+    bert = tl.EncoderOnlyLM(_config()).double()
+    gen = torch.Generator().manual_seed(1)
+    tokens = torch.randint(4, V, (9, 6), generator=gen)
+    inputs, labels = tl.mask_tokens(tokens, mask_id=3, vocab_size=V, generator=gen, p=0.3)
+    metrics = tl.evaluate(bert, list(zip(inputs, labels, strict=True)), batch_size=4)
+    bert.eval()
+    with torch.no_grad():
+        logits = bert(inputs)
+    labelled = labels != -100
+    assert metrics["loss"] == pytest.approx(float(F.cross_entropy(logits[labelled], labels[labelled])), rel=1e-12)
+    assert metrics["accuracy"] == float((logits.argmax(-1)[labelled] == labels[labelled]).double().mean())
+
+
+def test_evaluate_a_speech_model_on_features():
+    """(features, target ids) examples, decoded greedily from the features. Failed on the old code (a ValueError)."""
+    torch.manual_seed(0)
+    speech = tl.SpeechTransformer(_config(), n_features=5).double()
+    examples = [(torch.randn(8, 5, dtype=torch.float64), target) for _, target in TASK.examples(5, seed=4)]
+    metrics = tl.evaluate(speech, examples)
+    speech.eval()
+    total, count, right = 0.0, 0, 0
+    for features, target in examples:  # one by one: the library's own forward and greedy decoder
+        tgt_in, tgt_out = torch.tensor([[tl.data.BOS_ID, *target]]), torch.tensor([[*target, tl.data.EOS_ID]])
+        with torch.no_grad():
+            total += float(F.cross_entropy(speech(features[None], tgt_in)[0], tgt_out[0], reduction="sum"))
+        count += tgt_out.shape[1]
+        out = tl.greedy_decode(
+            speech, features[None], bos_id=tl.data.BOS_ID, eos_id=tl.data.EOS_ID, max_new_tokens=tgt_out.shape[1]
+        )
+        right += out[0].tolist() == tgt_out[0].tolist()
+    assert metrics["loss"] == pytest.approx(total / count, rel=1e-10) and metrics["accuracy"] == right / len(examples)
+
+
+def test_evaluate_refuses_a_model_train_does_not_know_and_bad_arguments():
     examples = TASK.examples(3, seed=0)
-    with pytest.raises(ValueError, match=r"model must be an encoder-decoder .* or a DecoderOnlyLM.*got EncoderOnlyLM"):
-        tl.evaluate(tl.EncoderOnlyLM(_config()), examples)
-    vit = tl.VisionTransformer(_config(norm_first=True), image_size=4, patch_size=2, in_channels=1, n_classes=3)
-    with pytest.raises(ValueError, match=r"got VisionTransformer"):
-        tl.evaluate(vit, examples)
-    with pytest.raises(ValueError, match=r"model must read token ids.*got SpeechTransformer, which reads features"):
-        tl.evaluate(tl.SpeechTransformer(_config(), n_features=5), examples)
+    with pytest.raises(ValueError, match=r"model must be one train accepts .* got Linear"):
+        tl.evaluate(torch.nn.Linear(2, 2), examples)
     with pytest.raises(ValueError, match=r"batch_size must be a positive int, got 0"):
         tl.evaluate(tl.Transformer(_config()), examples, batch_size=0)
+    with pytest.raises(ValueError, match=r"at least one item to score"):
+        tl.evaluate(tl.EncoderOnlyLM(_config()), [(torch.tensor([4, 5]), torch.tensor([-100, -100]))])
 
 
 def test_evaluate_an_rnn_seq2seq():

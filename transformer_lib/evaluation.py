@@ -1,4 +1,4 @@
-"""Held-out evaluation: the loss per target token and the exact match of greedy decoding.
+"""Held-out evaluation of every model ``train`` accepts: the loss per scored item and an accuracy.
 
 Book: ch-training.
 """
@@ -6,6 +6,7 @@ Book: ch-training.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -15,33 +16,40 @@ from ._checks import check_positive_int
 from .data import BOS_ID, EOS_ID, PAD_ID, Batch, Example, collate
 from .decoding import greedy_decode, sample
 from .model import model_device, unwrap
-from .variants import DecoderOnlyLM
+from .variants import DecoderOnlyLM, EncoderOnlyLM, VisionTransformer
 
 
 def evaluate(
     model: nn.Module,
-    examples: Sequence[Example],
+    examples: Sequence[Any],
     *,
     batch_size: int = 500,
     pad_id: int = PAD_ID,
     bos_id: int = BOS_ID,
     eos_id: int = EOS_ID,
 ) -> dict[str, float]:
-    """Held-out loss and exact-match accuracy of greedy decoding.
+    """Held-out loss and accuracy of any model :func:`~transformer_lib.train` accepts.
 
-    ``loss`` is the plain cross-entropy per target token (no smoothing, so
-    exp(loss) is the perplexity); ``accuracy`` the fraction of examples whose
-    greedy output equals the target exactly, ``<eos>`` included. The batches are
-    made on the model's device.
+    ``loss`` is the plain cross-entropy per scored item (no smoothing, so for tokens
+    exp(loss) is the perplexity); what an example is, and what ``accuracy`` counts,
+    follow the model (each example is a pair, as its training batches hold them):
 
-    An encoder-decoder (``Transformer``, ``RNNSeq2Seq``) reads the source and
-    decodes the target with :func:`~transformer_lib.greedy_decode`. A
-    :class:`~transformer_lib.DecoderOnlyLM` reads one sequence, the source, ``<bos>``
-    and the target, and is scored on the target and ``<eos>``; its greedy output is
-    the continuation of the source and ``<bos>`` (:func:`~transformer_lib.sample` with
-    ``top_k=1``). Models that do not map token ids to token ids (``EncoderOnlyLM``,
-    ``VisionTransformer``, ``SpeechTransformer``, which reads features) raise a
-    ValueError: evaluate them with an ``eval_fn`` of your own.
+    * an encoder-decoder (``Transformer``, ``RNNSeq2Seq``): ``(source ids, target ids)``;
+      the target is decoded with :func:`~transformer_lib.greedy_decode`, and ``accuracy``
+      is the fraction of examples whose output equals the target exactly, ``<eos>`` included;
+    * a :class:`~transformer_lib.SpeechTransformer`: ``(features (S, F), target ids)``, the same;
+    * a :class:`~transformer_lib.DecoderOnlyLM`: ``(source ids, target ids)`` read as one
+      sequence, source, ``<bos>``, target, scored on the target and ``<eos>``; its greedy output
+      is the continuation of the source and ``<bos>`` (:func:`~transformer_lib.sample` with
+      ``top_k=1``), exact match as above;
+    * an :class:`~transformer_lib.EncoderOnlyLM`: ``(input ids, labels)`` of one length each,
+      labels -100 where nothing is predicted (:func:`~transformer_lib.mask_tokens` makes them);
+      ``accuracy`` is the fraction of labelled positions predicted right;
+    * a :class:`~transformer_lib.VisionTransformer`: ``(image (C, H, W), class)``; ``accuracy``
+      is the fraction of images classified right.
+
+    The batches are made on the model's device (sequences of one length together where a
+    model reads them unpadded).
 
     Book: ch-training.
 
@@ -53,50 +61,91 @@ def evaluate(
         (['accuracy', 'loss'], True)
     """
     inner = unwrap(model)
-    decoder_only = isinstance(inner, DecoderOnlyLM)
-    if not decoder_only and not (hasattr(inner, "encode") and hasattr(inner, "decode")):
-        raise ValueError(
-            "model must be an encoder-decoder with encode() and decode() (Transformer, RNNSeq2Seq) or a DecoderOnlyLM, "
-            f"models that map token ids to token ids; got {type(inner).__name__}"
-        )
-    if getattr(inner, "n_features", None) is not None:
-        raise ValueError(
-            f"model must read token ids, as the (source ids, target ids) examples hold; got {type(inner).__name__}, "
-            "which reads features: evaluate it with an eval_fn of your own"
-        )
+    kind = _kind(inner)
     check_positive_int("batch_size", batch_size)
     if len(examples) == 0:
         raise ValueError("examples must hold at least one example, got an empty sequence")
     device = model_device(inner)
     was_training = inner.training
     inner.eval()
-    loss_sum, tokens, correct = 0.0, 0, 0
+    loss_sum, scored, correct = 0.0, 0, 0
     try:
         with torch.no_grad():
-            for group in _evaluation_batches(examples, batch_size, decoder_only):
-                batch = collate(group, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, device=device)
-                assert batch.src is not None  # collate always sets the source (for the type checker)
-                T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
-                if decoder_only:
-                    logits, output = _lm_logits_and_greedy_output(inner, batch, eos_id, pad_id)
+            for group in _evaluation_batches(examples, batch_size, same_source_length=kind != "seq2seq"):
+                if kind == "classifier":
+                    parts = _classifier_scores(inner, group, device)
+                elif kind == "masked_lm":
+                    parts = _masked_lm_scores(inner, group, device)
                 else:
-                    logits = inner(batch.src, batch.tgt_in, src_mask=batch.src_mask, tgt_mask=batch.tgt_mask)
-                    output = greedy_decode(
-                        inner, batch.src, bos_id=bos_id, eos_id=eos_id, max_new_tokens=T, src_mask=batch.src_mask, pad_id=pad_id
-                    )
-                flat_logits, flat_targets = logits.flatten(0, 1), batch.tgt_out.flatten()
-                loss_sum += float(F.cross_entropy(flat_logits, flat_targets, ignore_index=pad_id, reduction="sum"))
-                tokens += batch.n_tgt_tokens
-                output = F.pad(output, (0, T - output.shape[1]), value=pad_id)
-                correct += int((output == batch.tgt_out).all(dim=1).sum())
+                    parts = _sequence_scores(inner, kind, group, device, pad_id, bos_id, eos_id)
+                loss_sum, scored, correct = loss_sum + parts[0], scored + parts[1], correct + parts[2]
     finally:
         inner.train(was_training)
-    return {"loss": loss_sum / tokens, "accuracy": correct / len(examples)}
+    if scored == 0:
+        raise ValueError("examples must hold at least one item to score (a label other than -100), got none")
+    per_example = kind not in ("masked_lm",)  # exact match and classification count examples; masked LM counts labels
+    return {"loss": loss_sum / scored, "accuracy": correct / (len(examples) if per_example else scored)}
 
 
-def _evaluation_batches(examples: Sequence[Example], batch_size: int, same_source_length: bool) -> list[Sequence[Example]]:
-    """Consecutive slices of ``batch_size`` examples; for a decoder-only model, of sources of one length
-    (its prompts are then unpadded, so each sequence reads exactly its own tokens)."""
+def _kind(model: nn.Module) -> str:
+    """Which of evaluate's cases a model is (the order matters: a SpeechTransformer also decodes)."""
+    if isinstance(model, VisionTransformer):
+        return "classifier"
+    if isinstance(model, EncoderOnlyLM):
+        return "masked_lm"
+    if isinstance(model, DecoderOnlyLM):
+        return "decoder_only"
+    if hasattr(model, "encode") and hasattr(model, "decode"):
+        return "features" if getattr(model, "n_features", None) is not None else "seq2seq"
+    raise ValueError(
+        "model must be one train accepts (Transformer, RNNSeq2Seq, SpeechTransformer, DecoderOnlyLM, EncoderOnlyLM or "
+        f"VisionTransformer): evaluate another model with an eval_fn of your own; got {type(model).__name__}"
+    )
+
+
+def _sequence_scores(model, kind, group, device, pad_id, bos_id, eos_id) -> tuple[float, int, int]:
+    """(summed cross-entropy, target tokens, exact matches) of a model that writes a target sequence."""
+    src: Tensor | None
+    if kind == "features":  # (features (S, F), target ids): the targets collated, the features stacked (one length)
+        batch = collate([((bos_id,), target) for _, target in group], pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, device=device)
+        src, src_mask = torch.stack([torch.as_tensor(f) for f, _ in group]).to(device), None
+    else:
+        batch = collate(group, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, device=device)
+        src, src_mask = batch.src, batch.src_mask
+    assert src is not None  # collate always sets the source (for the type checker)
+    T = batch.tgt_out.shape[1]  # an output longer than the target is wrong anyway
+    if kind == "decoder_only":
+        logits, output = _lm_logits_and_greedy_output(model, batch, eos_id, pad_id)
+    else:
+        logits = model(src, batch.tgt_in, src_mask=src_mask, tgt_mask=batch.tgt_mask)
+        output = greedy_decode(model, src, bos_id=bos_id, eos_id=eos_id, max_new_tokens=T, src_mask=src_mask, pad_id=pad_id)
+    loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=pad_id, reduction="sum")
+    output = F.pad(output, (0, T - output.shape[1]), value=pad_id)
+    return float(loss), batch.n_tgt_tokens, int((output == batch.tgt_out).all(dim=1).sum())
+
+
+def _masked_lm_scores(model, group, device) -> tuple[float, int, int]:
+    """(summed cross-entropy, labelled positions, right predictions) of an encoder-only model on (inputs, labels)."""
+    inputs = torch.stack([torch.as_tensor(x) for x, _ in group]).to(device)
+    labels = torch.stack([torch.as_tensor(y) for _, y in group]).to(device)
+    logits = model(inputs)
+    labelled = labels != -100
+    loss = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-100, reduction="sum")
+    return float(loss), int(labelled.sum()), int(((logits.argmax(-1) == labels) & labelled).sum())
+
+
+def _classifier_scores(model, group, device) -> tuple[float, int, int]:
+    """(summed cross-entropy, images, right classes) of a classifier on (image, class) pairs."""
+    images = torch.stack([torch.as_tensor(x) for x, _ in group]).to(device)
+    labels = torch.as_tensor([int(y) for _, y in group], device=device)
+    logits = model(images)
+    loss = F.cross_entropy(logits, labels, reduction="sum")
+    return float(loss), len(group), int((logits.argmax(-1) == labels).sum())
+
+
+def _evaluation_batches(examples: Sequence[Any], batch_size: int, same_source_length: bool) -> list[Sequence[Any]]:
+    """Consecutive slices of ``batch_size`` examples; for the models that read their input unpadded (all but the
+    encoder-decoders, whose sources are padded and masked), of inputs of one length."""
     if not same_source_length:
         return [examples[start : start + batch_size] for start in range(0, len(examples), batch_size)]
     by_length: dict[int, list[Example]] = {}

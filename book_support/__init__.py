@@ -25,7 +25,7 @@ from typing import Any
 
 from . import claims, derivations, graphs, notebook, stats, worked_examples
 from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
-from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, source
+from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, rounded_down, rounded_up, source
 
 
 def __getattr__(name: str) -> Any:
@@ -55,6 +55,8 @@ __all__ = [
     "graphs",
     "notebook",
     "rounded",
+    "rounded_down",
+    "rounded_up",
     "source",
     "state_gradient_norms",
     "stats",

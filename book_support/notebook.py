@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from collections.abc import Callable
 from typing import Any
 
@@ -86,6 +87,36 @@ def rounded(x: Any, digits: int = 4) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(rounded(v, digits) for v in x)
     return x
+
+
+def rounded_down(x: float, digits: int) -> float:
+    """``x`` rounded towards minus infinity to ``digits`` decimals: the safe way to print a lower bound.
+
+    ``round`` would print 0.8995 as 0.900, a bound the value does not reach. The decimal digits are those of
+    ``repr(x)``, so 0.29 stays 0.29 (binary rounding would give 0.28999...).
+
+    Examples:
+        >>> rounded_down(89.95, 1), rounded_down(0.29, 2), rounded_down(-0.051, 1)
+        (89.9, 0.29, -0.1)
+    """
+    return _rounded_toward(x, digits, ROUND_FLOOR)
+
+
+def rounded_up(x: float, digits: int) -> float:
+    """``x`` rounded towards plus infinity to ``digits`` decimals: the safe way to print an upper bound.
+
+    Examples:
+        >>> rounded_up(0.1201, 2), rounded_up(3.0, 1)
+        (0.13, 3.0)
+    """
+    return _rounded_toward(x, digits, ROUND_CEILING)
+
+
+def _rounded_toward(x: float, digits: int, mode: str) -> float:
+    check_nonnegative_int("digits", digits)
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)):
+        raise TypeError(f"x must be a real number, got {type(x).__name__}")
+    return float(Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-digits), rounding=mode)) + 0.0
 
 
 def format_table(headers: list[str], rows: list[list[Any]], digits: int = 4) -> str:

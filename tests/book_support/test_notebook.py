@@ -8,6 +8,9 @@ import subprocess
 import sys
 
 import pytest
+import torch
+
+import book_support as bk
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -112,3 +115,18 @@ def test_format_table_and_rounded():
         bk.format_table(["a", "b"], [[1]])
     assert bk.rounded(-0.00001, 3) == 0.0 and str(bk.rounded(-0.00001, 3)) == "0.0"
     assert bk.rounded({"a": [1.23456]}, 2) == {"a": [1.23]}
+
+
+def test_bounds_are_rounded_the_safe_way():
+    """A lower bound is never printed above the value, an upper bound never below (chapter 10 printed 0.8995 as
+    'at least 90.0 %')."""
+    assert bk.rounded_down(100 * 0.8995, 1) == 89.9 and bk.rounded_up(100 * 0.8995, 1) == 90.0
+    assert bk.rounded_down(0.29, 2) == 0.29 and bk.rounded_up(0.29, 2) == 0.29  # repr's digits, not binary noise
+    assert bk.rounded_down(-0.051, 1) == -0.1 and bk.rounded_up(-0.051, 1) == 0.0
+    rng = torch.Generator().manual_seed(0)
+    for x in torch.rand(1000, generator=rng, dtype=torch.float64).tolist():
+        assert bk.rounded_down(x, 3) <= x <= bk.rounded_up(x, 3) and bk.rounded_up(x, 3) - bk.rounded_down(x, 3) <= 1.001e-3
+    with pytest.raises(TypeError, match=r"x must be a real number, got str"):
+        bk.rounded_down("0.5", 1)
+    with pytest.raises(ValueError, match=r"digits"):
+        bk.rounded_up(0.5, -1)

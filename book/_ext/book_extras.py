@@ -185,7 +185,23 @@ def lettered_appendices(app, exception) -> None:
             f.write(tex.replace(APPENDICES_PART, "\\appendix\n" + APPENDICES_PART))
 
 
+def _is_thebe_script(script) -> bool:
+    filename = str(getattr(script, "filename", "") or "")
+    body = str(getattr(script, "attributes", {}).get("body", ""))
+    return filename.endswith("sphinx-thebe.js") or "THEBE_JS_URL" in body or "thebe@" in filename
+
+
+def no_unused_network_scripts(app, pagename, templatename, context, doctree):
+    """Drop sphinx-thebe's scripts from every page: the book has no Thebe button (its launch buttons are Colab
+    and Binder links), yet jupyter-book loads sphinx_thebe, which wrote the CDN address of thebe's bundle
+    (THEBE_JS_URL, unpkg.com) into every page. A page names no network resource it does not need."""
+    scripts = context.get("script_files")
+    if scripts:
+        context["script_files"] = [script for script in scripts if not _is_thebe_script(script)]
+
+
 def setup(app):
+    app.connect("html-page-context", no_unused_network_scripts)
     app.connect("build-finished", lettered_appendices)
     app.connect("doctree-resolved", roots_in_titles_as_maths)
     app.connect("doctree-resolved", add_alt_text)

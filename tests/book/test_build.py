@@ -98,3 +98,22 @@ def test_bibliography_labels_read_like_the_citations():
     labels = list(book_extras.AuthorYearLabelStyle().format_labels(bib.entries.values()))
     assert labels[:3] == ["Vaswani et al., 2017", "Ba and Kingma, 2016", "Elman, 1990"]
     assert labels[3:] == ["Wang et al., 2020a", "Wang et al., 2020b"]
+
+
+def test_a_page_names_no_network_script_it_does_not_need(tmp_path):
+    """jupyter-book loads sphinx_thebe, which wrote thebe's CDN address (THEBE_JS_URL, unpkg.com) into every page
+    though the book has no Thebe button; book_extras drops those scripts. Built here with the two extensions on a
+    one-page project (fails without book_extras' html-page-context handler)."""
+    from sphinx.application import Sphinx
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\nextensions = ['sphinx_thebe', 'book_extras']\n"
+    )
+    (source / "index.rst").write_text("Page\n====\n\nText.\n")
+    app = Sphinx(str(source), str(source), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html", status=None, warning=None)
+    app.build()
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert "THEBE_JS_URL" not in page and "unpkg.com" not in page and "sphinx-thebe.js" not in page
+    assert "<script" in page  # the page's other scripts are still there

@@ -7,6 +7,7 @@ table of contents and the files on disk agree.
 """
 
 import ast
+import functools
 import json
 import re
 import sys
@@ -536,3 +537,85 @@ def test_a_link_to_a_chapters_sources_section_names_the_chapter():
         if f"({label})=" not in text  # within its own chapter the section title is enough
     )
     assert not bare, bare
+
+
+# --- "proves" is for proofs ---------------------------------------------------------
+# A sympy check at stated sizes (n = 3, D = 2) says "checks ... for n = 3"; "proves" is kept for what sympy shows for
+# all values of its symbols, and for written proofs. The rule, per sentence of the prose: a sentence in which a form
+# of "prove" is credited to sympy (it mentions sympy, `bk.derivations` or a derivation builder by name) must
+#   1. say for what it holds in general: "for all", "for every" or "for symbolic ...";
+#   2. name no size ("= 2" outside a "for all"): sizes go with "checks";
+#   3. name no builder that has a step checked only for stated sizes (or only numerically).
+# "proved in the text", "proved in {prf:ref}`...`" and "proved above" point to a written proof and are not credits.
+
+_PROVE = re.compile(r"\bprov(?:e|es|ed|en|ing)\b(?!\s+(?:in the text|in \{prf:ref\}|above))", re.IGNORECASE)
+_BY_SYMPY = re.compile(r"\bsympy\b|bk\.derivations", re.IGNORECASE)
+_IN_GENERAL = re.compile(r"\bfor (?:all|every|symbolic)\b", re.IGNORECASE)
+_A_SIZE = re.compile(r"=\s*\d")
+_BACKTICKED = re.compile(r"`(?:bk\.derivations\.)?(\w+)(?:\(\))?`")
+
+
+def _sentences(text: str) -> list[str]:
+    # "Eq. {eq}`...`" and "e.g. x" do not end a sentence: a break needs a capital, a backtick, $ or ( after it
+    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`$(])|\n", text) if s.strip()]
+
+
+def proof_credits(text: str, sized_builder) -> list[str]:
+    """Sentences of ``text`` that credit a proof to sympy without saying it holds in general (see the rule above).
+
+    ``sized_builder(name)`` is None for a name that is no derivation builder, else whether that builder has a step
+    checked only for stated sizes or only numerically.
+    """
+    hits = []
+    for sentence in _sentences(text):
+        if not _PROVE.search(sentence):
+            continue
+        builders = [name for name in _BACKTICKED.findall(sentence) if sized_builder(name) is not None]
+        if not (_BY_SYMPY.search(sentence) or builders):
+            continue
+        if not _IN_GENERAL.search(sentence):
+            hits.append(f"says 'proves' without 'for all/every/symbolic': {sentence.strip()[:160]!r}")
+        elif _A_SIZE.search(sentence):
+            hits.append(f"says 'proves' next to a stated size (write 'checks ... for'): {sentence.strip()[:160]!r}")
+        else:
+            hits.extend(
+                f"{name} checks some steps only at stated sizes: {sentence.strip()[:160]!r}" for name in builders if sized_builder(name)
+            )
+    return hits
+
+
+@functools.cache
+def _sized_builder(name: str) -> bool | None:
+    from book_support.derivations.core import _REGISTRY, NUMERICAL, SIZES
+
+    if name not in _REGISTRY:
+        return None
+    return any(step.kind in (SIZES, NUMERICAL) for step in _REGISTRY[name]().steps)
+
+
+def test_proves_is_for_proofs():
+    """Failed on 29 sentences in 11 pages, e.g. chapter 8's "`bk.derivations.residual_jacobian` proves the identity"
+    (checked for D = 2) and chapter 2's "proves each step with sympy, for symbolic scores and values" (n = 2, 3, 4)."""
+    hits = [f"{page.name}: {hit}" for page, text in _pages() for hit in proof_credits(text, _sized_builder)]
+    assert not hits, "\n".join(hits)
+
+
+def test_the_proves_check_can_fail():
+    old = [
+        "`bk.derivations.residual_jacobian` proves the identity for a small sub-layer with symbolic weights:",
+        "Sympy proves the two expectations for $D = 2$, the inequality that follows, and the two limits.",
+        "`bk.derivations.attention_convexity` proves each step with sympy, for symbolic scores and values:",
+        "Sympy proves for symbolic weights and $D = 2$ the identity.",
+        "The correct chain is {eq}`eq-ch4-backward`, proved by sympy, matched factor by factor against autograd.",
+        "With it the limit proved in `residual_gradient_norm`.",
+    ]
+    new = [
+        "`bk.derivations.residual_jacobian` checks, for $D = 2$, the identity; the argument above holds for every $D$:",
+        "Sympy proves both formulas for symbolic $L$ and $k$; a stack of layers confirms them.",
+        "`bk.derivations.mlm_corruption` proves the formulas for symbolic $p$ and $V$ and computes the limits:",
+        "The chain is proved in {prf:ref}`thm-ch4-query-gradient`, checked by sympy on small matrices.",
+        "The theorem is proved in the text and checked with sympy for $n = 3$.",
+        "Learning goal: prove that the dot product has variance $d_k$ ({prf:ref}`thm-ch3-dot-variance`).",
+    ]
+    assert [len(proof_credits(sentence, _sized_builder)) for sentence in old] == [1] * len(old)
+    assert proof_credits("\n".join(new), _sized_builder) == []

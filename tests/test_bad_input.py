@@ -137,3 +137,11 @@ def test_memory_batch_mismatch():
     layer = tl.DecoderLayer(16, 4, 32)
     with pytest.raises(ValueError, match=r"key and value must have the same shape \(B=2"):
         layer(torch.randn(2, 3, 16), torch.randn(3, 4, 16))
+
+
+def test_seed_outside_the_generators_range():
+    """Failed on the old code: NumPy's own ``ValueError: Seed must be between 0 and 2**32 - 1`` (not naming seed)."""
+    for seed in (-1, 2**32, 10**23):
+        with pytest.raises(ValueError, match=rf"seed must be an int in \[0, 2\*\*32 - 1\] .*, got {seed}"):
+            tl.set_seed(seed)
+    tl.set_seed(2**32 - 1)  # the largest one works

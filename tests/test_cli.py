@@ -5,14 +5,17 @@ import inspect
 import json
 import os
 import pkgutil
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 import torch
 
 import transformer_lib as tl
+from transformer_lib import cli
 from transformer_lib.cli import main
 
 TINY = [
@@ -51,12 +54,6 @@ def test_cli_trains_evaluates_checkpoints_and_resumes(tmp_path, capsys):
     assert _losses(tmp_path / "split") == whole["losses"]
 
 
-def test_cli_refuses_a_checkpoint_of_another_size(tmp_path):
-    main(["--task", "copy", "--steps", "1", "--out", str(tmp_path), *TINY])
-    with pytest.raises(ValueError, match=r"different model config; d_ff: checkpoint 64, model 128"):
-        main(["--task", "copy", "--steps", "2", "--out", str(tmp_path), "--resume", *TINY, "--d-ff", "128"])
-
-
 def test_cli_rejects_an_unknown_task(capsys):
     with pytest.raises(SystemExit):
         main(["--task", "parity", "--steps", "1", "--out", "unused"])
@@ -65,6 +62,21 @@ def test_cli_rejects_an_unknown_task(capsys):
 
 BAD_ARGUMENTS = [
     # (extra arguments, the flag the error must name, a phrase of the reason)
+    # issue 23: these trained, or ended in a traceback, on the old code
+    (["--lr-factor", "inf"], "--lr-factor", "in (0, inf), got inf"),  # trained into "the loss is nan"
+    (["--lr-factor", "1e308"], "--lr-factor", "at most 113.1, got 1e+308"),  # a RuntimeError from the scheduler
+    (["--lr-factor", "200"], "--lr-factor", "the peak rate factor * (D * warmup)^-0.5 must be at most 1"),
+    (["--lr-factor", "1e-320"], "--lr-factor", "below the smallest normal float64"),  # trained with a rate of 0
+    (["--clip", "inf"], "--clip", "in (0, inf), got inf"),
+    (["--seed", "99999999999999999999999"], "--seed", "in [0, 4294967295]"),  # a traceback from NumPy
+    (["--seed", "4294967296"], "--seed", "got 4294967296"),
+    (["--warmup", "1" + "0" * 400], "--warmup", "(401 characters)"),  # an OverflowError from the schedule
+    (["--threads", "100000"], "--threads", "(the CPU cores this process may use), got 100000"),  # a SystemError
+    (["--out", ""], "--out", "must name a folder, got ''"),  # wrote into the current folder
+    (["--d-model", "100000", "--heads", "1"], "arguments --d-model, --d-ff, --layers", "16 bytes a parameter"),  # no memory
+    (["--layers", "99999999999999999999999"], "arguments --d-model, --d-ff, --layers", "more than this machine's"),  # hung
+    (["--batch-tokens", "99999999999999999999999"], "--batch-tokens", "more than this machine's"),  # hung
+    (["--eval-examples", "99999999999999999999999"], "--eval-examples", "more than this machine's"),  # hung
     (["--steps", "0"], "--steps", "must be an integer >= 1, got 0"),  # was a summary with nan losses
     (["--steps", "-3"], "--steps", "got -3"),
     (["--steps", "two"], "--steps", "got 'two'"),
@@ -88,17 +100,38 @@ BAD_ARGUMENTS = [
 ]
 
 
-@pytest.mark.parametrize(("extra", "flag", "reason"), BAD_ARGUMENTS, ids=[" ".join(e) for e, _, _ in BAD_ARGUMENTS])
-def test_bad_argument_is_a_one_line_error_naming_the_flag(tmp_path, capsys, extra, flag, reason):
+def _one_line_error(captured, flag: str, status: int = 2) -> str:
+    """The error line, after checking that it is the only line on stderr, names ``flag`` and is no traceback."""
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
+    label = flag if flag.startswith("argument") else f"argument {flag}"
+    prefix = "python -m transformer_lib: error: " + (f"{label}: " if status == 2 else "")
+    assert captured.err.startswith(prefix), captured.err
+    assert flag in captured.err
+    return captured.err
+
+
+@pytest.mark.parametrize(
+    ("extra", "flag", "reason"), BAD_ARGUMENTS, ids=[" ".join(e)[:40] or repr(e) for e, _, _ in BAD_ARGUMENTS]
+)
+def test_bad_argument_is_a_one_line_error_naming_the_flag(tmp_path, capsys, monkeypatch, extra, flag, reason):
+    monkeypatch.chdir(tmp_path)  # where --out "" wrote on the old code
+    out = ["--out", str(tmp_path / "run")]
     with pytest.raises(SystemExit) as info:
-        main(["--task", "dates", "--steps", "5", "--out", str(tmp_path / "run"), "--no-progress", *extra])
+        main(["--task", "dates", "--steps", "5", *out, "--no-progress", *extra])
     assert info.value.code == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.count("\n") == 1, captured.err
-    assert captured.err.startswith(f"python -m transformer_lib: error: argument {flag}: ")
-    assert reason in captured.err
-    assert not (tmp_path / "run").exists()  # nothing was trained or written
+    assert reason in _one_line_error(captured, flag)
+    assert list(tmp_path.iterdir()) == []  # nothing was trained or written
+
+
+def test_a_flag_is_never_guessed_from_a_prefix(tmp_path, capsys):
+    """Failed on the old code: argparse read ``--lr 0.5`` as ``--lr-factor 0.5`` (a learning rate taken for a factor)."""
+    with pytest.raises(SystemExit) as info:
+        main(["--task", "copy", "--steps", "1", "--out", str(tmp_path / "run"), *TINY, "--lr", "0.5"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err == "python -m transformer_lib: error: unrecognized arguments: --lr 0.5 (see --help)\n"
+    assert not (tmp_path / "run").exists()
 
 
 def test_out_must_be_a_folder(tmp_path, capsys):
@@ -107,6 +140,139 @@ def test_out_must_be_a_folder(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--task", "copy", "--steps", "1", "--out", str(file)])
     assert "argument --out: must be a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("out", "reason"),
+    [
+        ("taken/run", "cannot create the folder"),  # under a regular file: a NotADirectoryError on the old code
+        ("x" * 300, "cannot write in the folder"),  # a name longer than a file system allows: an OSError
+        ("written", "the run writes the file history.json there, but"),  # an IsADirectoryError at the end
+    ],
+    ids=["under a file", "name too long", "history.json a folder"],
+)
+def test_out_that_cannot_be_written_is_a_one_line_error(tmp_path, capsys, out, reason):
+    (tmp_path / "taken").write_text("")
+    (tmp_path / "written" / "history.json").mkdir(parents=True)
+    with pytest.raises(SystemExit) as info:
+        main(["--task", "copy", "--steps", "1", "--out", str(tmp_path / out), *TINY])
+    assert info.value.code == 2
+    assert reason in _one_line_error(capsys.readouterr(), "--out")
+
+
+@pytest.fixture(scope="module")
+def stopped_run(tmp_path_factory):
+    """A run stopped after 1 step with TINY's sizes, the defaults and --task copy; a test resumes a copy of it."""
+    folder = tmp_path_factory.mktemp("stopped") / "run"
+    main(["--task", "copy", "--steps", "1", "--out", str(folder), *TINY])
+    return folder
+
+
+RESUME_MISMATCHES = [
+    # (what this command changes, the flags the error must name); each carried on silently or gave a traceback
+    (["--task", "reverse"], "--task"),  # the same vocabulary: carried on, training copy's model on reversing
+    (["--task", "dates"], "--task"),
+    (["--d-model", "16"], "--d-model"),  # a traceback from load_checkpoint
+    (["--heads", "2"], "--heads"),
+    (["--d-ff", "32"], "--d-ff"),
+    (["--layers", "2"], "--layers"),
+    (["--dropout", "0.1"], "--dropout"),
+    (["--seed", "1"], "--seed"),
+    (["--warmup", "7"], "--warmup"),
+    (["--lr-factor", "0.5"], "--lr-factor"),
+    (["--smoothing", "0.2"], "--smoothing"),
+    (["--clip", "1"], "--clip"),
+    (["--batch-tokens", "300"], "--batch-tokens"),
+    (["--task", "reverse", "--seed", "3", "--d-model", "16"], "arguments --task, --seed, --d-model"),
+]
+
+
+@pytest.mark.parametrize(("change", "flags"), RESUME_MISMATCHES, ids=[" ".join(c) for c, _ in RESUME_MISMATCHES])
+def test_resuming_another_run_is_a_one_line_error_naming_the_flags(stopped_run, tmp_path, capsys, change, flags):
+    folder = tmp_path / "run"
+    shutil.copytree(stopped_run, folder)
+    before = (folder / "checkpoint.pt").read_bytes()
+    capsys.readouterr()
+    task = change[1] if change[0] == "--task" else "copy"
+    with pytest.raises(SystemExit) as info:
+        main(["--task", task, "--steps", "2", "--out", str(folder), "--resume", *TINY, *change])
+    assert info.value.code == 2
+    error = _one_line_error(capsys.readouterr(), flags)
+    assert "--resume continues that run, so it needs the same value" in error
+    assert (folder / "checkpoint.pt").read_bytes() == before  # nothing trained
+
+
+def test_resume_may_change_what_does_not_define_the_run(stopped_run, tmp_path):
+    """Evaluation, checkpointing and threads may change; the checkpoint keeps the arguments that --resume compares."""
+    folder = tmp_path / "run"
+    shutil.copytree(stopped_run, folder)
+    main(["--task", "copy", "--steps", "2", "--out", str(folder), "--resume", *TINY, "--eval-examples", "8", "--eval-every", "1"])
+    run_info = torch.load(folder / "checkpoint.pt", weights_only=True)["run_info"]
+    assert run_info == {
+        "task": "copy",
+        "seed": 0,
+        "batch_tokens": 200,
+        "warmup": 200,
+        "lr_factor": 0.3,
+        "smoothing": 0.1,
+        "clip": None,
+    }
+
+
+def test_resuming_from_a_file_that_is_no_checkpoint_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "checkpoint.pt").write_text("junk")  # a struct.error traceback on the old code
+    with pytest.raises(SystemExit) as info:
+        main(["--task", "copy", "--steps", "2", "--out", str(tmp_path), "--resume", *TINY])
+    assert info.value.code == 2
+    assert "is not a torch.save file" in _one_line_error(capsys.readouterr(), "--resume")
+
+
+RUN_FAILURES = [
+    # (what the run raises, the exit status, the flag the line names, a phrase of it): tracebacks on the old code
+    (
+        FloatingPointError("the loss is nan at step 3; lower the learning rate"),
+        1,
+        "--lr-factor",
+        "training diverged (the loss is nan at step 3",
+    ),
+    (OSError(28, "No space left on device"), 1, "--out", "could not be written or read: [Errno 28] No space left"),
+    (RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 9e9 bytes"), 1, "--batch-tokens", "out of"),
+    (MemoryError(), 1, "--batch-tokens", "out of memory"),
+    (KeyboardInterrupt(), 130, "--resume", "interrupted; --resume continues from the last checkpoint"),
+]
+
+
+@pytest.mark.parametrize(("raised", "status", "flag", "phrase"), RUN_FAILURES, ids=[type(r).__name__ for r, *_ in RUN_FAILURES])
+def test_a_run_that_fails_on_its_way_is_one_line(tmp_path, capsys, monkeypatch, raised, status, flag, phrase):
+    def fail(*args, **kwargs):
+        raise raised
+
+    monkeypatch.setattr(cli, "train", fail)
+    assert main(["--task", "copy", "--steps", "5", "--out", str(tmp_path), *TINY]) == status
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
+    assert captured.err.startswith("python -m transformer_lib: ") and flag in captured.err and phrase in captured.err
+    if isinstance(raised, RuntimeError):  # only torch's allocator running out: any other RuntimeError is a bug, shown in full
+
+        def bug(*args, **kwargs):
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(cli, "train", bug)
+        with pytest.raises(RuntimeError, match="a bug"):
+            main(["--task", "copy", "--steps", "5", "--out", str(tmp_path), *TINY])
+
+
+def test_more_held_out_examples_than_the_task_has_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    """The dates task has 42,525 held-out sources; Task.examples says so with a ValueError (a traceback before)."""
+
+    def too_few(self, n, seed=0, split="train", distinct=None):
+        raise ValueError(f"task {self.name!r} has fewer than n={n} distinct {split} sources (found 42525)")
+
+    monkeypatch.setattr(tl.tasks.Task, "examples", too_few)
+    with pytest.raises(SystemExit) as info:
+        main(["--task", "dates", "--steps", "1", "--out", str(tmp_path), *TINY, "--eval-examples", "50000"])
+    assert info.value.code == 2
+    assert "(found 42525), got 50000" in _one_line_error(capsys.readouterr(), "--eval-examples")
 
 
 def test_resuming_a_finished_run_is_an_error_not_a_nan_summary(tmp_path, capsys):
@@ -129,14 +295,43 @@ def test_help_shows_the_defaults(capsys):
     assert "(default: None)" not in text and "(default: False)" not in text
 
 
-def test_command_line_errors_in_a_fresh_process():
+def test_command_line_errors_in_a_fresh_process(tmp_path):
     """What a reader sees in a shell: one line on stderr, exit status 2, no traceback."""
-    for extra in (["--steps", "0"], ["--heads", "3", "--steps", "5"], ["--batch-tokens", "4", "--steps", "5"]):
-        command = [sys.executable, "-m", "transformer_lib", "--task", "dates", "--out", "unused", *extra]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    (tmp_path / "file").write_text("")
+    for extra in (
+        ["--steps", "0"],
+        ["--heads", "3", "--steps", "5"],
+        ["--batch-tokens", "4", "--steps", "5"],
+        ["--lr-factor", "inf", "--steps", "5"],
+        ["--seed", "99999999999999999999999", "--steps", "5"],
+        ["--out", str(tmp_path / "file" / "run"), "--steps", "5"],
+    ):
+        command = [sys.executable, "-m", "transformer_lib", "--task", "dates", "--out", str(tmp_path / "unused"), *extra]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert result.returncode == 2, result.stderr[-2000:]
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
         assert f"argument {extra[0]}:" in result.stderr
+
+
+def test_the_console_script_calls_main_and_names_itself():
+    """pyproject.toml's [project.scripts] entry, run as pip's wrapper runs it: ``sys.exit(main())`` with argv[0] its name."""
+    with open(Path(__file__).parents[1] / "pyproject.toml", "rb") as file:
+        scripts = tomllib.load(file)["project"]["scripts"]
+    assert scripts == {"transformer-lib": "transformer_lib.cli:main"}
+    module, function = scripts["transformer-lib"].split(":")
+    wrapper = (
+        f"import sys; from {module} import {function} as entry; sys.argv[0] = '/venv/bin/transformer-lib'; sys.exit(entry())"
+    )
+    result = subprocess.run([sys.executable, "-c", wrapper, "--help"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.startswith("usage: transformer-lib "), result.stderr[-2000:]
+    assert "Exit status: 0 done; 2 a bad argument" in " ".join(result.stdout.split())
+    result = subprocess.run(
+        [sys.executable, "-c", wrapper, "--task", "dates", "--out", "unused", "--steps", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2 and result.stderr.startswith("transformer-lib: error: argument --steps: "), result.stderr
 
 
 @pytest.mark.slow

@@ -321,6 +321,9 @@ def test_truncated_checkpoint_is_a_clear_error(tmp_path):
     (tmp_path / "empty.pt").write_bytes(b"")
     with pytest.raises(ValueError, match=r"empty.pt cannot be read"):
         tl.load_checkpoint(tmp_path / "empty.pt")
+    (tmp_path / "text.pt").write_bytes(b"junk")  # was a struct.error from torch.load
+    with pytest.raises(ValueError, match=r"text.pt cannot be read: the file is truncated or is not a torch.save file"):
+        tl.load_checkpoint(tmp_path / "text.pt")
 
 
 class Foreign:

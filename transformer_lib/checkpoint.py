@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import struct
 import tempfile
 import zipfile
 from pathlib import Path
@@ -134,7 +135,7 @@ def load_checkpoint(
             f"checkpoint {path} holds objects other than tensors and plain data, or is not a torch file; "
             f"torch.load(weights_only=True) refused it: {str(error).splitlines()[0]}"
         ) from error
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError) as error:
+    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, struct.error) as error:  # struct: a few bytes of text
         raise ValueError(
             f"checkpoint {path} cannot be read: the file is truncated or is not a torch.save file ({error})"
         ) from error

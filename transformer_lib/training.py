@@ -191,8 +191,8 @@ def _set_rng_state(state: Any) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def _save(path, step, inner, optimizer, scheduler, history, batches, generator, rank, world) -> None:
-    """Write ``checkpoint.pt`` (rank 0) with every rank's random state."""
+def _save(path, step, inner, optimizer, scheduler, history, batches, generator, rank, world, run_info) -> None:
+    """Write ``checkpoint.pt`` (rank 0) with every rank's random state and the caller's ``run_info``."""
     rng: list[Any] = [_rng_state()]
     if world > 1:
         rng = [None] * world
@@ -209,6 +209,7 @@ def _save(path, step, inner, optimizer, scheduler, history, batches, generator, 
             rng=rng,
             generator=None if generator is None else generator.get_state(),
             data=data,
+            run_info=run_info,
         )
     if world > 1:
         dist.barrier()
@@ -267,6 +268,7 @@ def _check_arguments(
     checkpoint_every: object,
     resume: object,
     device: object,
+    run_info: object,
 ) -> None:
     """:func:`train`'s arguments, checked before anything is changed."""
     check_nonnegative_int("steps", steps)
@@ -282,6 +284,10 @@ def _check_arguments(
         raise ValueError("resume=True needs checkpoint_dir, the folder holding checkpoint.pt")
     if device is not None and not isinstance(device, (torch.device, str)):
         raise TypeError(f"device must be a torch.device, a string such as 'cuda', or None, got {type(device).__name__}")
+    if run_info is not None and not isinstance(run_info, Mapping):
+        raise TypeError(
+            f"run_info must be a dict of plain values (str, int, float, bool, None) or None, got {type(run_info).__name__}"
+        )
 
 
 def _next_batch(source: Iterator[Any] | Callable[[int], Any], step: int, steps: int) -> Any:
@@ -314,6 +320,7 @@ def train(
     generator: torch.Generator | None = None,
     progress: bool | None = None,
     device: torch.device | str | None = None,
+    run_info: Mapping[str, Any] | None = None,
 ) -> TrainHistory:
     """Train ``model`` for ``steps`` updates (in total, counting any resumed ones).
 
@@ -356,6 +363,9 @@ def train(
             step) and so is every batch (:meth:`Batch.to <transformer_lib.data.Batch.to>`, or the
             tensors of a tuple/list/dict). None: the model's device, where the batches are moved.
             Build the optimizer after moving the model, or move it before any step has made state.
+        run_info: plain values (str, int, float, bool, None) stored in every checkpoint under
+            ``"run_info"``, e.g. the arguments that define the run, so that a caller can compare
+            them (``tl.load_checkpoint(path)["run_info"]``) before resuming; train only stores them.
 
     Returns:
         the :class:`TrainHistory` of all steps (resumed ones included); ``tokens`` holds each step's count.
@@ -374,7 +384,8 @@ def train(
     """
     from tqdm import tqdm
 
-    _check_arguments(steps, batch_loss, clip_grad_norm, eval_every, checkpoint_dir, checkpoint_every, resume, device)
+    _check_arguments(steps, batch_loss, clip_grad_norm, eval_every, checkpoint_dir, checkpoint_every, resume, device, run_info)
+    run_info = None if run_info is None else dict(run_info)
     rank, world = _world()
     inner = unwrap(model)
     if device is not None:
@@ -413,7 +424,7 @@ def train(
                 postfix.update({k: f"{v:.4f}" for k, v in metrics.items()})
             bar.set_postfix(postfix, refresh=False)
             if path is not None and _due(step + 1, checkpoint_every, steps):
-                _save(path, step + 1, inner, optimizer, scheduler, history, batches, generator, rank, world)
+                _save(path, step + 1, inner, optimizer, scheduler, history, batches, generator, rank, world, run_info)
     finally:
         bar.close()
     return history

@@ -21,6 +21,8 @@ from ._checks import check_int
 def set_seed(seed: int) -> torch.Generator:
     """Seed Python's, NumPy's and torch's global generators; return a fresh seeded torch.Generator.
 
+    ``seed`` is an int in [0, 2**32 - 1], the range all three accept (NumPy's is the narrowest).
+
     Examples:
         >>> generator = tl.set_seed(0)
         >>> first = torch.rand(2)
@@ -29,6 +31,8 @@ def set_seed(seed: int) -> torch.Generator:
         (True, True)
     """
     check_int("seed", seed)
+    if not 0 <= seed < 2**32:  # NumPy's generator takes 32-bit seeds only
+        raise ValueError(f"seed must be an int in [0, 2**32 - 1] (NumPy's seeds are 32-bit), got {seed}")
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)

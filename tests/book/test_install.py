@@ -80,6 +80,10 @@ def test_wheel_runs_a_chapter_in_a_clean_venv(tmp_path):
     assert not installed & {"jupyter-book", "nbval", "myst-nb", "pytest"}
     where = _run([python, "-c", "import transformer_lib; print(transformer_lib.__file__)"], cwd=CHAPTER.parent)
     assert where.stdout.startswith(str(venv)), where.stdout + where.stderr
+    # the console script of [project.scripts]: --help is one word away
+    script = venv / ("Scripts" if platform.system() == "Windows" else "bin") / "transformer-lib"
+    helped = _run([str(script), "--help"], cwd=tmp_path)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: transformer-lib "), helped.stderr[-2000:]
 
     # strict nbval, run from this environment, with the venv's interpreter as the kernel: the hidden install
     # cell finds the library and prints nothing, and every compared output is the committed one

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import inspect
 import time
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from collections.abc import Callable
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 import numpy as np

@@ -263,6 +263,9 @@ class ClaimResult:
     note: str = ""
 
 
+BLOCK_INDENT = 4  # an audit block's verdict line starts at column 4, where a 400 px screen shows it
+
+
 @dataclass
 class Audit:
     """A list of audited claims that prints as narrow blocks and counts its verdicts.
@@ -346,24 +349,24 @@ class Audit:
         ]
 
     def format(self, width: int = 88) -> str:
-        """One block per claim, wrapped to ``width`` characters::
+        """One block per claim, its verdict first on the line under the claim (a phone shows it)::
 
         000 §2.2.3  the Transformer's d_k is 512
-                    claimed 512 · computed 64 · rule: equal  ->  wrong
+            wrong: claimed 512 · computed 64 · rule: equal
+
+        Blocks wrap to ``width`` characters; the last line tallies the verdicts.
         """
         lines = [self.title] if self.title else []
-        indent = " " * (max((len(r.source) for r in self.results), default=0) + 2)
+        indent = " " * BLOCK_INDENT
         for row, result in zip(self.rows(), self.results, strict=True):
             source, claim, claimed, computed, rule, word = row
-            head = textwrap.wrap(claim, width - len(indent)) or [""]
-            lines.append(source.ljust(len(indent)) + head[0])
-            lines.extend(indent + h for h in head[1:])
+            lines.extend(textwrap.wrap(f"{source}  {claim}", width, subsequent_indent=indent) or [source])
             if result.computed is None and word in (ASSUMED, UNSOURCED, NOT_DERIVABLE):
-                detail = ("claimed " + claimed + " · " if claimed != "-" else "") + f"{word}: {rule}"
+                detail = ("claimed " + claimed + " · " if claimed != "-" else "") + rule
             else:
                 detail = "" if result.claimed is None else f"claimed {claimed} · "
-                detail += f"computed {computed} · rule: {rule}  ->  {word}"
-            lines.extend(textwrap.wrap(detail, width, initial_indent=indent, subsequent_indent=indent + "  "))
+                detail += f"computed {computed} · rule: {rule}"
+            lines.extend(textwrap.wrap(f"{word}: {detail}", width, initial_indent=indent, subsequent_indent=indent + "  "))
             if result.note:
                 lines.extend(textwrap.wrap(result.note, width, initial_indent=indent, subsequent_indent=indent))
         counts = ", ".join(f"{n} {w}" for w, n in self.counts().items())

@@ -72,13 +72,26 @@ def test_audit_prints_rule_and_verdict_and_counts():
     audit.unsourced("004", "a figure with no source", reason="no derivation or citation given")
     audit.assumed("003 step 6", "a gradient of ones", reason="the source says it assumes it")
     text = str(audit)
-    assert "claimed 512 · computed 64 · rule: equal  ->  wrong" in text
-    assert "computed 7.25 · rule: >= 5  ->  agrees" in text
-    assert "unsourced: no derivation or citation given" in text
+    assert "\n    wrong: claimed 512 · computed 64 · rule: equal\n" in text
+    assert "\n    agrees: computed 7.25 · rule: >= 5\n" in text
+    assert "\n    unsourced: no derivation or citation given\n" in text
     assert text.endswith("verdicts: 1 agrees, 1 wrong, 1 assumed, 1 unsourced")
     assert [r.claim for r in audit.where("wrong")] == ["the Transformer's d_k is 512"]
     assert len(audit) == 4
     assert all(len(line) <= 88 for line in text.splitlines())
+
+
+def test_a_phone_shows_every_verdict():
+    # at 400 px a page shows the first 40 or so characters of an output line: each verdict starts at column 4
+    audit = claims.Audit()
+    long_claim = "a claim long enough to wrap onto a second line of the block " * 2
+    audit.check("000 §10.1.2 (a long source)", long_claim, claimed=1.5, computed=2.0, rule=claims.close(rel=0.01))
+    audit.check("004", "short", claimed=3, computed=3, rule=claims.equal())
+    audit.unsourced("004", "a figure with no source", reason="no derivation " * 10)
+    lines = str(audit).splitlines()
+    verdict_lines = [line for line in lines if line.lstrip().startswith(tuple(f"{w}:" for w in claims.VERDICTS))]
+    assert len(verdict_lines) == 3
+    assert all(line.startswith("    ") and not line.startswith("     ") for line in verdict_lines)
 
 
 def test_a_claimed_absence_needs_the_interval_inside_the_margin():
@@ -95,7 +108,7 @@ def test_a_claimed_absence_needs_the_interval_inside_the_margin():
     assert audit.absent("000", "no effect", effect=inside, margin=0.05) == "cannot tell"  # the margin decides
     assert audit.counts() == {"agrees": 1, "wrong": 1, "cannot tell": 2}
     assert [r.computed for r in audit.where("cannot tell")] == ["+0.03 [-0.17, +0.22]", "+0.01 [-0.05, +0.07]"]
-    assert "else cannot tell  ->  cannot tell" in str(audit)
+    assert "    cannot tell: computed +0.03 [-0.17, +0.22] · rule:" in str(audit)
     with pytest.raises(ValueError, match="margin"):
         audit.absent("000", "no effect", effect=inside, margin=0)
 

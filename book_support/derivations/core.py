@@ -371,6 +371,30 @@ class Derivation:
         """True only when every step holds."""
         return all(step.holds() for step in self.steps)
 
+    def summary(self) -> str:
+        """Whether every step holds, and for what: all values, stated sizes only, or sampled points.
+
+        A derivation whose steps are checked at stated sizes is not a proof for every size; the
+        summary says so, so that a page never prints "proved" for an instance check.
+
+        Examples:
+            >>> x = sp.Symbol("x", positive=True)
+            >>> Derivation("d", "x + x = 2x", "-", (Step.identity("doubling", x + x, 2 * x),)).summary()
+            'every step holds: True (1 for every value of its symbols)'
+        """
+        groups = (
+            ((IDENTITY, INEQUALITY, LIMIT), "for every value of its symbols", "for every value of their symbols"),
+            ((SIZES,), "at the stated sizes only", "at the stated sizes only"),
+            ((ARITHMETIC,), "in exact arithmetic", "in exact arithmetic"),
+            ((NUMERICAL,), "at sampled points only (not a proof)", "at sampled points only (not a proof)"),
+        )
+        parts = []
+        for kinds, one, many in groups:
+            n = sum(step.kind in kinds for step in self.steps)
+            if n:
+                parts.append(f"{n} {one if n == 1 else many}")
+        return f"every step holds: {self.check()} ({', '.join(parts)})"
+
     def report(self, width: int = REPORT_WIDTH) -> str:
         """The statement, then one line per step: number, kind (or FAILS and the kind), claim; wrapped to ``width``."""
 

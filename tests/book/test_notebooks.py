@@ -124,6 +124,21 @@ def test_the_page_shows_code_not_test_plumbing(path):
     assert not marked, f"{path.name}: code cells {marked} carry an nbval comment; use the tag nbval-ignore-output"
 
 
+MAX_CODE_LINE = 100  # characters of a code line the page column shows without scrolling (CONTRIBUTING, "The page")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_lines_fit_the_column(path):
+    """A longer code line scrolls sideways in its cell: failed on 2,014 lines of 17 notebooks."""
+    long = [
+        (i, len(line))
+        for i, cell in enumerate(_code_cells(path))
+        for line in "".join(cell["source"]).splitlines()
+        if len(line) > MAX_CODE_LINE
+    ]
+    assert not long, f"{path.name}: (code cell, characters) over {MAX_CODE_LINE}: {long[:10]}"
+
+
 def _printed_lines(cell: dict):
     """The text lines a code cell shows on the page (not images, HTML tables laid out by the browser, or glue)."""
     for output in cell.get("outputs", []):
@@ -598,6 +613,28 @@ def test_proves_is_for_proofs():
     (checked for D = 2) and chapter 2's "proves each step with sympy, for symbolic scores and values" (n = 2, 3, 4)."""
     hits = [f"{page.name}: {hit}" for page, text in _pages() for hit in proof_credits(text, _sized_builder)]
     assert not hits, "\n".join(hits)
+
+
+BARE_CHECK = re.compile(r"print\((?:[^()]|\([^()]*\))*\.check\(\)")
+
+
+def bare_derivation_checks(source: str) -> list[str]:
+    """Lines that print a derivation's check() by itself: True says that the steps hold, not for which sizes."""
+    return [line.strip() for line in source.splitlines() if BARE_CHECK.search(line)]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_derivation_prints_what_its_steps_cover(path):
+    """print(d.summary()) says for which sizes the steps hold; failed on 46 lines such as
+    print("all steps proved:", derivation.check()) printed for steps checked at stated sizes."""
+    lines = [line for cell in _code_cells(path) for line in bare_derivation_checks("".join(cell["source"]))]
+    assert not lines, f"{path.name}: print the derivation's summary() instead of check(): {lines}"
+
+
+def test_the_bare_check_finder_can_fail():
+    assert bare_derivation_checks('print("all steps proved:", derivation.check())') != []
+    assert bare_derivation_checks('    print("proved:", derivation.check(), "\\n")') != []
+    assert bare_derivation_checks("print(derivation.summary())") == []
 
 
 def test_the_proves_check_can_fail():

@@ -234,6 +234,11 @@ def additive_attention_structure() -> Derivation:
     tanh_second = sp.diff(sp.tanh(c), c, 2)
     pre = _dot(a_vec, q) + _dot(b_vec, k)
     score = unit_score(eps * q, eps * k, c)
+
+    def full_score(qv: sp.Matrix, kv: sp.Matrix) -> sp.Expr:  # hidden width 2 (W_q is 2 x 2), no bias
+        # unevaluated: sympy would otherwise pull the sign out of tanh(-x) before the step is checked
+        return _dot(w, (w_q * qv + w_k * kv).applyfunc(lambda x: sp.tanh(x, evaluate=False)))
+
     steps = [
         *(
             Step.computed(
@@ -265,11 +270,17 @@ def additive_attention_structure() -> Derivation:
             sizes="d = 2",
         ),
         Step.value("tanh''(0) = 0: without a bias the bilinear (dot-product-like) term vanishes", tanh_second, {c: 0}, 0),
+        Step.for_sizes(
+            "without a bias the score is odd: s(q, k) + s(-q, -k) = 0, for every W_q, W_k, w",
+            full_score(q, k) + full_score(-q, -k),
+            0,
+            "d = 2, hidden width 2",
+        ),
     ]
     return Derivation(
         name="additive_attention_structure",
-        statement="score = w^T tanh(W_q q + W_k k [+ b]); without tanh it ignores q, with tanh(0) = 0 and no b "
-        "it has no bilinear term",
+        statement="score = w^T tanh(W_q q + W_k k [+ b]); without tanh it ignores q; without b it is odd in "
+        "(q, k) and, with tanh(0) = 0, has no bilinear term",
         reference="Bahdanau et al. (2015) appendix A.1.2; paper §3.2.1; book chapter 2",
         steps=tuple(steps),
     )

@@ -69,3 +69,19 @@ def test_cosine_bound_is_reached_and_never_exceeded(n_keys, temperature):
     k = torch.randn(500, n_keys, 8, generator=generator, dtype=torch.float64)
     cosines = F.cosine_similarity(q, k, dim=-1)  # (500, n_keys)
     assert torch.softmax(cosines / temperature, dim=-1).max().item() <= bound + 1e-12
+
+
+def test_the_oddness_step_fails_with_a_bias():
+    # the step "s(q, k) + s(-q, -k) = 0" of additive_attention_structure holds because the score has no bias:
+    # the same check with a bias inside the tanh must fail
+    import sympy as sp
+
+    from book_support.derivations.core import Step
+
+    q, k, beta, w = sp.symbols("q k beta w", real=True)
+
+    def score(x, y, b):
+        return w * sp.tanh(x + y + b, evaluate=False)
+
+    assert Step.for_sizes("odd", score(q, k, 0) + score(-q, -k, 0), 0, "d = 1").holds()
+    assert not Step.for_sizes("odd", score(q, k, beta) + score(-q, -k, beta), 0, "d = 1").holds()

@@ -380,20 +380,17 @@ class Derivation:
         Examples:
             >>> x = sp.Symbol("x", positive=True)
             >>> Derivation("d", "x + x = 2x", "-", (Step.identity("doubling", x + x, 2 * x),)).summary()
-            'every step holds: True (1 for every value of its symbols)'
+            'every step holds: True (1 for all values)'
         """
         groups = (
-            ((IDENTITY, INEQUALITY, LIMIT), "for every value of its symbols", "for every value of their symbols"),
-            ((SIZES,), "at the stated sizes only", "at the stated sizes only"),
-            ((ARITHMETIC,), "in exact arithmetic", "in exact arithmetic"),
-            ((NUMERICAL,), "at sampled points only (not a proof)", "at sampled points only (not a proof)"),
+            ((IDENTITY, INEQUALITY, LIMIT), "for all values"),
+            ((SIZES,), "at stated sizes only"),
+            ((ARITHMETIC,), "in exact arithmetic"),
+            ((NUMERICAL,), "at sampled points only (not a proof)"),
         )
-        parts = []
-        for kinds, one, many in groups:
-            n = sum(step.kind in kinds for step in self.steps)
-            if n:
-                parts.append(f"{n} {one if n == 1 else many}")
-        return f"every step holds: {self.check()} ({', '.join(parts)})"
+        parts = [f"{n} {scope}" for kinds, scope in groups if (n := sum(step.kind in kinds for step in self.steps))]
+        text = f"every step holds: {self.check()} ({', '.join(parts)})"
+        return "\n".join(textwrap.wrap(text, REPORT_WIDTH, subsequent_indent="    "))
 
     def report(self, width: int = REPORT_WIDTH) -> str:
         """The statement, then one line per step: number, kind (or FAILS and the kind), claim; wrapped to ``width``."""

@@ -1,8 +1,10 @@
 # The Transformer, Executed: set-up, book, tests.
 #   make book     set up .venv, execute the chapters whose code changed into a cache under _build (never into
-#                 the sources: `git status` stays clean), build the HTML book into _build/html
+#                 the sources: `git status` stays clean), build the HTML book into _build/html, with the
+#                 library's wheel that the chapters' install cell downloads (tools/install_cell.py)
 #   make test     set up .venv, lint, run unit tests, strict nbval on every chapter (on this CPU, then as if on
-#                 three other CPUs: nbval-emulated), build the committed outputs (no execution) with warnings as errors
+#                 three other CPUs: nbval-emulated), build the committed outputs (no execution) with warnings as errors,
+#                 and the wheel, into _build/html: what the Pages workflow publishes
 #   make execute  re-execute every chapter in place (after a library change), then commit the outputs;
 #                 one chapter: make execute NOTEBOOKS=book/ch03_scaling.ipynb
 #   make nbval-emulated  strict nbval as on three other CPUs, emulated (part of make test: see CONTRIBUTING)
@@ -58,6 +60,7 @@ $(STAMP): requirements.txt pyproject.toml
 book: setup execute-cache
 	$(BIN)/python tools/make_helpers.py book-config "$(abspath $(BOOK_CACHE))" $(BOOK_CONFIG)
 	$(BIN)/jupyter-book build . --config $(BOOK_CONFIG) --keep-going
+	$(BIN)/python tools/make_helpers.py site-wheel _build/html
 
 execute-cache: setup
 	mkdir -p _build
@@ -98,6 +101,7 @@ nbval-emulated: setup
 build: setup
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
+	$(BIN)/python tools/make_helpers.py site-wheel _build/html
 
 # The whole book as one PDF, from the committed outputs (xelatex; TeX Live and fonts listed in README).
 pdf: setup

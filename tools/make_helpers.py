@@ -6,6 +6,9 @@ Usage:
                                                          library, the book's apparatus and the pins
     python tools/make_helpers.py book-config CACHE OUT   write OUT, a copy of _config.yml that renders the chapters
                                                          from the jupyter-cache CACHE (make book)
+    python tools/make_helpers.py site-wheel SITE         build the library's wheel into the site folder SITE (make
+                                                         build, make book), where the chapters' install cell
+                                                         downloads it from (tools/install_cell.py)
     python tools/make_helpers.py bench [ARGS ...]        run every benchmarks/*.py (not the _helpers) with ARGS, one
                                                          after another; write what they print to
                                                          benchmarks/results.txt only if all succeed
@@ -93,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     config = commands.add_parser("book-config", help="_config.yml rendering from a jupyter-cache")
     config.add_argument("cache", type=Path, help="the jupyter-cache folder")
     config.add_argument("out", type=Path, help="where to write the config")
+    site_wheel = commands.add_parser("site-wheel", help="build the library's wheel into the site folder")
+    site_wheel.add_argument("site", type=Path, help="the site's root folder (_build/html)")
     run = commands.add_parser("bench", help="run the benchmarks, write benchmarks/results.txt")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for every benchmark (e.g. --rounds 3)")
     args = parser.parse_args(argv)
@@ -104,6 +109,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.out.suffix not in {".yml", ".yaml"}:
             parser.error(f"out must be a .yml path, got {str(args.out)!r}")
         book_config(args.cache, args.out)
+    elif args.command == "site-wheel":
+        if not args.site.is_dir():
+            parser.error(f"site must be an existing folder (the built book), got {str(args.site)!r}")
+        from install_cell import build_site_wheel
+
+        built = build_site_wheel(args.site)
+        print(f"{built} ({built.stat().st_size:,} bytes)")
     else:
         return bench(args.args)
     return 0

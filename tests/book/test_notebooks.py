@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from install_cell import RELEASE, install_cell
+from install_cell import install_cell, wheel_url
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
@@ -254,9 +254,13 @@ def test_first_cell_installs_the_library_where_it_is_missing(path):
     assert first["outputs"] == [] and "remove-cell" in first["metadata"]["tags"]
 
 
-def test_install_cell_names_the_repository_not_the_unrelated_pypi_package():
+def test_install_cell_installs_the_published_wheel_not_the_unrelated_pypi_package():
+    """pip gets the wheel's URL (tests/book/test_install.py: the one make build publishes), never a bare name."""
     text = "".join(install_cell()["source"])
-    assert "transformer_lib @ git+https://github.com/" in text and f"@{RELEASE}" in text
+    assert '"pip", "install", "--quiet", WHEEL]' in text and wheel_url().endswith(".whl")
+    namespace: dict = {}
+    exec(text.split("\n\n\nclass")[0], namespace)  # the imports and the constants, not the install
+    assert namespace["WHEEL"] == wheel_url()
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
@@ -119,15 +119,29 @@ def _rounded_toward(x: float, digits: int, mode: str) -> float:
     return float(Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-digits), rounding=mode)) + 0.0
 
 
-def format_table(headers: list[str], rows: list[list[Any]], digits: int = 4) -> str:
+def format_table(headers: list[str], rows: list[list[Any]], digits: int = 4, lead: Sequence[str] = ()) -> str:
     """A plain-text table with aligned columns; floats rounded to ``digits`` decimals.
 
     Chapters print their tables with this so that nbval compares them as text.
-    Values that are not floats are printed with ``str``.
+    Values that are not floats are printed with ``str``. ``lead`` names the columns that carry the
+    table's conclusion (a verdict, a True/False check): they are printed right after the first column,
+    where a phone shows them (about 44 characters of output at 400 px; a wider table scrolls sideways).
+
+    Examples:
+        >>> print(format_table(["n", "counted", "formula", "equal"], [[2, 8, 8, True]], lead=["equal"]))
+        n  equal  counted  formula
+        -  -----  -------  -------
+        2   True        8        8
     """
     if any(len(row) != len(headers) for row in rows):
         widths = sorted({len(row) for row in rows})
         raise ValueError(f"every row must have {len(headers)} cells (one per header), got rows of lengths {widths}")
+    if isinstance(lead, str) or any(name not in headers for name in lead):
+        raise ValueError(f"lead must be a list of header names (from {headers}), got {lead!r}")
+    if lead:
+        order = [0, *(headers.index(name) for name in lead)]
+        order = list(dict.fromkeys(order + list(range(len(headers)))))
+        headers, rows = [headers[i] for i in order], [[row[i] for i in order] for row in rows]
 
     def cell(value: Any) -> str:
         if isinstance(value, torch.Tensor) and value.numel() == 1:

@@ -7,6 +7,7 @@ table of contents and the files on disk agree.
 """
 
 import ast
+import base64
 import functools
 import json
 import re
@@ -598,7 +599,9 @@ def proof_credits(text: str, sized_builder) -> list[str]:
             hits.append(f"says 'proves' next to a stated size (write 'checks ... for'): {sentence.strip()[:160]!r}")
         else:
             hits.extend(
-                f"{name} checks some steps only at stated sizes: {sentence.strip()[:160]!r}" for name in builders if sized_builder(name)
+                f"{name} checks some steps only at stated sizes: {sentence.strip()[:160]!r}"
+                for name in builders
+                if sized_builder(name)
             )
     return hits
 
@@ -660,3 +663,172 @@ def test_the_proves_check_can_fail():
     ]
     assert [len(proof_credits(sentence, _sized_builder)) for sentence in old] == [1] * len(old)
     assert proof_credits("\n".join(new), _sized_builder) == []
+
+
+# The page at the column width and on a phone (issue 23). tools/measure_page.py measures the built pages; these
+# checks read the notebooks, so that make test catches a regression without a browser.
+COLUMN_PX = 780  # the page column at the 1400 px layout (book/_static/book.css)
+MAX_FIGURE_PX = 1350  # shown at 58 % or more in the column: 10 pt tick labels (20.8 px at 150 dpi) stay >= 12 px
+WIDE_FIGURE = re.compile(r"#\s*wide figure:\s*\S")  # a cell that must be wider says why
+
+
+def _png_width(png) -> int:
+    """The width in pixels of a base64 PNG (from its IHDR chunk)."""
+    head = base64.b64decode("".join(png).replace("\n", "")[:32])
+    return int.from_bytes(head[16:20], "big")
+
+
+def wide_figures(notebook: dict) -> list[str]:
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    hits = []
+    for i, cell in enumerate(cells):
+        if WIDE_FIGURE.search("".join(cell["source"])):
+            continue
+        for output in cell["outputs"]:
+            png = output.get("data", {}).get("image/png")
+            if png and _png_width(png) > MAX_FIGURE_PX:
+                width = _png_width(png)
+                hits.append(
+                    f"code cell {i}: {width} px wide, shown at {100 * COLUMN_PX / width:.0f} % in the column"
+                    f" (tick labels {10 * 150 / 72 * COLUMN_PX / width:.1f} px)"
+                )
+    return hits
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_figures_are_legible_at_the_column_width(path):
+    """A figure wider than MAX_FIGURE_PX shrinks its text below 12 px in the 780 px column: stack its panels
+    (plt.subplots(3, 1), figsize about 7 in wide) or say why in a `# wide figure: <reason>` comment. Failed on
+    12 figures of 6 chapters (three panels of 1,630-1,759 px, two of 1,465-1,630 px: shown at 44-53 %)."""
+    hits = wide_figures(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: figures too wide for the column:\n" + "\n".join(hits)
+
+
+def _png_of_width(width: int) -> str:
+    header = b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + width.to_bytes(4, "big") + (400).to_bytes(4, "big")
+    return base64.b64encode(header + bytes(8)).decode()
+
+
+def test_the_figure_width_check_can_fail():
+    def notebook(width: int, source: str = "fig, ax = plt.subplots()") -> dict:
+        output = {"output_type": "display_data", "data": {"image/png": _png_of_width(width)}}
+        return {"cells": [{"cell_type": "code", "source": source, "outputs": [output]}]}
+
+    assert _png_width(_png_of_width(1630)) == 1630
+    assert len(wide_figures(notebook(1630))) == 1
+    assert wide_figures(notebook(1050)) == []
+    assert wide_figures(notebook(1630, "# wide figure: a 12-step timeline\nfig, ax = plt.subplots()")) == []
+
+
+PRESENTATION = re.compile(r"(fig\b|fig,|_, ax\b|ax\b|ax,|axes\b|plt\.)")
+MAX_SHOWN_PRESENTATION = 15  # lines of plotting and printing a shown experiment cell may carry
+HIDDEN_INPUT = {"hide-input", "remove-input", "remove-cell"}
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def unfolded_experiments(notebook: dict) -> list[str]:
+    """Shown code cells that run an experiment (10 or more lines) and then draw and print it in more than
+    MAX_SHOWN_PRESENTATION lines, from the first line that draws (at the cell's top level) to the end."""
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    hits = []
+    for i, cell in enumerate(cells):
+        if HIDDEN_INPUT & set(cell.get("metadata", {}).get("tags", [])):
+            continue
+        if not any("image/png" in o.get("data", {}) for o in cell["outputs"]):
+            continue
+        lines = "".join(cell["source"]).splitlines()
+        first = next((k for k, line in enumerate(lines) if PRESENTATION.match(line)), None)
+        if first is None:
+            continue
+        experiment, presentation = _code_lines("\n".join(lines[:first])), _code_lines("\n".join(lines[first:]))
+        if len(experiment) >= 10 and len(presentation) > MAX_SHOWN_PRESENTATION:
+            hits.append(f"code cell {i}: {len(experiment)} lines of experiment, then {len(presentation)} of drawing and printing")
+    return hits
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_experiment_cells_fold_their_plotting(path):
+    """The page reads as a lesson: an experiment cell keeps its logic in view, and its plotting and printing go
+    to the next cell, tagged hide-input (MyST-NB shows the output and folds the code behind a toggle). Failed
+    on chapter 11's decoding comparison (42 lines of experiment, then 37 of matplotlib and tables) and on 6
+    more cells in 5 chapters."""
+    hits = unfolded_experiments(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: fold the drawing and printing into a hide-input cell:\n" + "\n".join(hits)
+
+
+def test_the_folding_check_can_fail():
+    experiment = "\n".join(f"x{k} = {k}" for k in range(12))
+    drawing = "\n".join(["fig, ax = plt.subplots()", *(f"ax.plot([{k}])" for k in range(15)), "print(x0)"])
+    image = [{"output_type": "display_data", "data": {"image/png": _png_of_width(800)}}]
+
+    def notebook(*cells) -> dict:
+        return {"cells": [{"cell_type": "code", "source": s, "metadata": m, "outputs": o} for s, m, o in cells]}
+
+    assert len(unfolded_experiments(notebook((experiment + "\n" + drawing, {}, image)))) == 1
+    folded = notebook((experiment, {}, []), (drawing, {"tags": ["hide-input"]}, image))
+    assert unfolded_experiments(folded) == []
+
+
+PHONE_CHARACTERS = 41  # a 400 px screen: 321 px inside an output box, 7.7 px per character (0.8rem monospace)
+VERDICT_VALUES = {"True", "False", "agrees", "wrong", "holds", "yes", "no"}
+VERDICT_HEADER = re.compile(r"\b(verdict|reading)\b", re.IGNORECASE)
+
+
+def _printed_tables(text: str):
+    """(header line, column spans, body lines) of every bk.format_table table in a printed text."""
+    lines = text.split("\n")
+    for k, rule in enumerate(lines):
+        if k and re.fullmatch(r"-+(  +-+)+", rule):
+            spans = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+            body = []
+            for line in lines[k + 1 :]:
+                if not line.strip() or len(line) > len(rule):
+                    break
+                body.append(line)
+            yield lines[k - 1], spans, body
+
+
+def late_verdicts(notebook: dict) -> list[str]:
+    """Columns that carry a table's conclusion (every value True/False or a verdict word, or a header
+    'verdict'/'reading') and end past what a phone shows."""
+    hits = []
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    for i, cell in enumerate(cells):
+        for output in cell["outputs"]:
+            if output["output_type"] != "stream":
+                continue
+            for header, spans, body in _printed_tables("".join(output["text"])):
+                for a, b in spans[1:]:
+                    values = {line[a:b].strip() for line in body} - {""}
+                    verdict = (values and values <= VERDICT_VALUES) or VERDICT_HEADER.search(header[a:b])
+                    if verdict and b > PHONE_CHARACTERS:
+                        hits.append(f"code cell {i}: column {header[a:b].strip()!r} ends at character {b}")
+    return hits
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_tables_conclusion_is_where_a_phone_shows_it(path):
+    """At 400 px an output shows its first 41 characters and scrolls sideways for the rest: a column that
+    carries the conclusion goes right after the key column (bk.format_table(..., lead=[...])). Failed on 18
+    columns in 10 chapters, e.g. chapter 13's 'reading' ending at character 89, chapter 8's check at 75."""
+    hits = late_verdicts(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: conclusions a phone does not show:\n" + "\n".join(hits)
+
+
+def test_the_verdict_column_check_can_fail():
+    def notebook(text: str) -> dict:
+        return {"cells": [{"cell_type": "code", "outputs": [{"output_type": "stream", "text": text}]}]}
+
+    late = "\n".join(
+        [
+            "model  a long column of numbers  another long column  equal",
+            "-----  ------------------------  -------------------  -----",
+            " base                         1                    2   True",
+        ]
+    )
+    assert late_verdicts(notebook(late)) == ["code cell 0: column 'equal' ends at character 59"]
+    first = "model  equal  numbers\n-----  -----  -------\n base   True        1"
+    assert late_verdicts(notebook(first)) == []

@@ -113,6 +113,15 @@ def test_format_table_and_rounded():
     assert text.splitlines() == ["d_k  variance", "---  --------", "  4      3.99", " 64      0.00"]
     with pytest.raises(ValueError, match="every row must have 2 cells"):
         bk.format_table(["a", "b"], [[1]])
+    # the conclusion first, where a phone shows it; the others keep their order
+    moved = bk.format_table(["n", "x", "y", "equal"], [[1, 2, 3, True]], lead=["equal"])
+    assert moved.splitlines()[0].split() == ["n", "equal", "x", "y"]
+    assert moved.splitlines()[2].split() == ["1", "True", "2", "3"]
+    assert bk.format_table(["n", "equal"], [[1, True]], lead=["n"]).splitlines()[0].split() == ["n", "equal"]
+    with pytest.raises(ValueError, match="lead must be a list of header names"):
+        bk.format_table(["a", "b"], [[1, 2]], lead=["c"])
+    with pytest.raises(ValueError, match="lead must be a list of header names"):
+        bk.format_table(["a", "b"], [[1, 2]], lead="b")
     assert bk.rounded(-0.00001, 3) == 0.0 and str(bk.rounded(-0.00001, 3)) == "0.0"
     assert bk.rounded({"a": [1.23456]}, 2) == {"a": [1.23]}
 

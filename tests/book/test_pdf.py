@@ -153,7 +153,9 @@ def test_the_pdf_numbers_as_the_html_does_and_its_parts_are_not_numbered_twice()
     book_latex.remember_secnum_depth(app, app.config)
     app.config.numfig_secnum_depth = 2  # what sphinx-jupyterbook-latex sets for a book with parts
     book_latex.restore_secnum_depth(app)
-    assert app.config.numfig_secnum_depth == 1
+    assert app.config.numfig_secnum_depth == 1  # Sphinx numbers theorems as in the HTML: Theorem 3.1
+    book_latex.latex_secnum_depth(app)
+    assert app.config.numfig_secnum_depth == 2  # LaTeX numbers equations and figures per chapter: (1.4), Fig. 1.1
     tex = "\\part{Part I: Why attention}\n\\part{Part III: Why it works}\n\\part{Appendices}"
     assert book_latex.part_titles_without_numbers(tex) == "\\part{Why attention}\n\\part{Why it works}\n\\part{Appendices}"
 

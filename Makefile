@@ -8,7 +8,8 @@
 #   make execute  re-execute every chapter in place (after a library change), then commit the outputs;
 #                 one chapter: make execute NOTEBOOKS=book/ch03_scaling.ipynb
 #   make nbval-emulated  strict nbval as on three other CPUs, emulated (part of make test: see CONTRIBUTING)
-#   make pdf      the whole book as one PDF, _build/latex/book.pdf (needs TeX Live: see README)
+#   make pdf      the whole book as one PDF, _build/latex/book.pdf, failing on LaTeX errors, missing characters and
+#                 overfull boxes (needs TeX Live: the Debian packages README.md lists)
 #   make lab      open the chapters in JupyterLab from the same environment
 #   make bench    print speed ratios against torch.nn (not part of the tests)
 
@@ -103,11 +104,12 @@ build: setup
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	$(BIN)/python tools/make_helpers.py site-wheel _build/html
 
-# The whole book as one PDF, from the committed outputs (xelatex; TeX Live and fonts listed in README).
+# The whole book as one PDF, from the committed outputs (xelatex; the Debian packages are listed in README.md).
+# Fails on a LaTeX error, a missing character or an overfull box over 5 pt (tools/check_latex_log.py); its own
+# doctrees (_build/.doctrees-latex), so that make pdf and the HTML builds do not re-read every page after each other.
 pdf: setup
 	rm -rf _build/latex
-	$(BIN)/jupyter-book build . --builder pdflatex --keep-going
-	test -s _build/latex/book.pdf && echo "PDF: _build/latex/book.pdf"
+	$(BIN)/python tools/build_pdf.py --out _build/latex --doctrees _build/.doctrees-latex
 
 # Execute in place (two at a time), then merge split stream outputs so re-runs give identical files.
 execute: setup

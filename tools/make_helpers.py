@@ -12,6 +12,9 @@ Usage:
     python tools/make_helpers.py bench [ARGS ...]        run every benchmarks/*.py (not the _helpers) with ARGS, one
                                                          after another; write what they print to
                                                          benchmarks/results.txt only if all succeed
+    python tools/make_helpers.py pdf-packages            the Debian packages make pdf needs: those of README.md's
+                                                         one `apt-get install --no-install-recommends` command
+                                                         (.ci/run installs them, so a missing one fails CI)
 
 Exit status 0 on success, 1 when a benchmark fails, 2 on bad arguments.
 """
@@ -22,6 +25,7 @@ import argparse
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,6 +62,22 @@ def book_config(cache: Path, out: Path, root: Path = ROOT) -> None:
     extensions.update({name: str((root / path).resolve()) for name, path in extensions.items()})
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+
+
+APT_INSTALL = "apt-get install --no-install-recommends "
+
+
+def pdf_packages(readme: str) -> list[str]:
+    """The packages of the one ``apt-get install --no-install-recommends`` command in ``readme`` (lines joined at ``\\``,
+    ``#`` comments dropped); ValueError where there is not exactly one such command or it names no package."""
+    joined = re.sub(r"\\\n", " ", readme)
+    commands = [line.split(APT_INSTALL, 1)[1] for line in joined.splitlines() if APT_INSTALL in line]
+    if len(commands) != 1:
+        raise ValueError(f"readme: expected one `{APT_INSTALL.strip()}` command, got {len(commands)}")
+    packages = commands[0].split("#", 1)[0].split()
+    if not packages or any(not re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", p) for p in packages):
+        raise ValueError(f"readme: expected Debian package names after `{APT_INSTALL.strip()}`, got {packages}")
+    return packages
 
 
 def bench(args: list[str], root: Path = ROOT) -> int:
@@ -98,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     config.add_argument("out", type=Path, help="where to write the config")
     site_wheel = commands.add_parser("site-wheel", help="build the library's wheel into the site folder")
     site_wheel.add_argument("site", type=Path, help="the site's root folder (_build/html)")
+    commands.add_parser("pdf-packages", help="the Debian packages README.md lists for make pdf")
     run = commands.add_parser("bench", help="run the benchmarks, write benchmarks/results.txt")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for every benchmark (e.g. --rounds 3)")
     args = parser.parse_args(argv)
@@ -105,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         print(jobs())
     elif args.command == "book-key":
         print(book_key())
+    elif args.command == "pdf-packages":
+        try:
+            print(" ".join(pdf_packages((ROOT / "README.md").read_text(encoding="utf-8"))))
+        except ValueError as error:
+            parser.error(f"README.md: {error}")
     elif args.command == "book-config":
         if args.out.suffix not in {".yml", ".yaml"}:
             parser.error(f"out must be a .yml path, got {str(args.out)!r}")

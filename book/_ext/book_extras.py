@@ -171,18 +171,27 @@ def roots_in_titles_as_maths(app, doctree: nodes.document, docname: str) -> None
 APPENDICES_PART = "\\part{Appendices}"  # the caption of the last part in _toc.yml
 
 
-def lettered_appendices(app, exception) -> None:
-    """LaTeX only: ``\\appendix`` before the Appendices part, so its chapters are lettered A, B, ... ."""
+def rewrite_latex_documents(app, exception, transform) -> None:
+    """After a successful LaTeX build, replace each written .tex by ``transform(tex, targetname)``."""
     if exception is not None or app.builder.format != "latex":
         return
     for _, targetname, *_ in app.config.latex_documents:
         path = posixpath.join(app.outdir, targetname)
         with open(path, encoding="utf-8") as f:
             tex = f.read()
-        if tex.count(APPENDICES_PART) != 1:
-            raise RuntimeError(f"{targetname}: expected one {APPENDICES_PART} (the last part of _toc.yml)")
         with open(path, "w", encoding="utf-8") as f:
-            f.write(tex.replace(APPENDICES_PART, "\\appendix\n" + APPENDICES_PART))
+            f.write(transform(tex, targetname))
+
+
+def _appendix_before_appendices_part(tex: str, targetname: str) -> str:
+    if tex.count(APPENDICES_PART) != 1:
+        raise RuntimeError(f"{targetname}: expected one {APPENDICES_PART} (the last part of _toc.yml)")
+    return tex.replace(APPENDICES_PART, "\\appendix\n" + APPENDICES_PART)
+
+
+def lettered_appendices(app, exception) -> None:
+    """LaTeX only: ``\\appendix`` before the Appendices part, so its chapters are lettered A, B, ... ."""
+    rewrite_latex_documents(app, exception, _appendix_before_appendices_part)
 
 
 def _is_thebe_script(script) -> bool:

@@ -11,8 +11,9 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
+
+from book_extras import rewrite_latex_documents
 
 _PART_PREFIX = re.compile(r"\\part\{Part [IVXLC]+: ")
 
@@ -38,14 +39,7 @@ def latex_secnum_depth(app, doctree=None, docname=None) -> None:
 
 
 def strip_part_numbers(app, exception) -> None:
-    if exception is not None or app.builder.format != "latex":
-        return
-    for _, targetname, *_ in app.config.latex_documents:
-        path = posixpath.join(app.outdir, targetname)
-        with open(path, encoding="utf-8") as f:
-            tex = f.read()
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(part_titles_without_numbers(tex))
+    rewrite_latex_documents(app, exception, lambda tex, _: part_titles_without_numbers(tex))
 
 
 def setup(app):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claims, derivations, graphs, notebook, stats, worked_examples
+from . import claims, derivations, graphs, ledger, notebook, stats, worked_examples
 from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
 from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, rounded_down, rounded_up, source
 
@@ -53,6 +53,7 @@ __all__ = [
     "graph_depth",
     "graph_path_lengths",
     "graphs",
+    "ledger",
     "notebook",
     "rounded",
     "rounded_down",

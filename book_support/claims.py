@@ -33,16 +33,21 @@ Verdicts (the words the book prints, each a constant of this module, all of them
   step is right, its input was not;
 * ``assumed`` — the source states the value as an assumption, knowingly (a reason is given);
 * ``unsourced`` — the source gives the value with no derivation or citation (a reason is given);
-* ``not derivable`` — nothing in the source lets the value be recomputed (a reason is given).
+* ``not derivable`` — nothing in the source lets the value be recomputed (a reason is given);
+* ``supported by citation`` / ``contradicted by citation`` — not computed: a paper was read, and the
+  ledger says what was read, where. These never print as ``agrees`` or ``wrong``.
+
+Every claim an :class:`Audit` judges is a record of the ledger (:mod:`book_support.ledger`): the
+page passes the record's id and, for a computed claim, the computed value; the paraphrase, the claimed
+value, the rule and its tolerance come from the record, the same on every page.
 
 Example::
 
     audit = bk.claims.Audit("Document 000, section 2")
-    audit.check("000 §2.2.3", "the Transformer's d_k is 512", claimed=512, computed=config.d_head, rule=bk.claims.equal())
-    audit.check("000 §2.2.3", "the dot product is faster (>= 5x)", computed=t_add / t_dot, rule=bk.claims.at_least(5))
-    audit.unsourced("004", "Xiong 2020 justifies dot over cosine", reason="the cited paper is about normalisation")
-    print(audit)            # one block per claim, each with its rule and verdict
-    audit.counts()          # {"agrees": 1, "wrong": 1, "unsourced": 1}
+    audit.check("000-dk-512", computed=config.d_head)   # the record states claimed=512, rule=equal()
+    audit.check("004-xiong-citation")                   # a stated or cited record: nothing to compute
+    print(audit)            # one block per claim, each with its id, rule and verdict
+    audit.counts()          # {"wrong": 1, "unsourced": 1}
 
 Book: every chapter's "What the sources say, checked" section, ch-numbers and the errata appendix.
 """
@@ -63,8 +68,10 @@ __all__ = [
     "AGREES_BY_CONSTRUCTION",
     "ASSUMED",
     "CANNOT_TELL",
+    "CONTRADICTED",
     "INHERITED",
     "NOT_DERIVABLE",
+    "SUPPORTED",
     "UNSOURCED",
     "VERDICTS",
     "WRONG",
@@ -92,7 +99,11 @@ INHERITED = "inherited"
 ASSUMED = "assumed"
 UNSOURCED = "unsourced"
 NOT_DERIVABLE = "not derivable"
-VERDICTS = (AGREES, AGREES_BY_CONSTRUCTION, WRONG, CANNOT_TELL, INHERITED, ASSUMED, UNSOURCED, NOT_DERIVABLE)
+SUPPORTED = "supported by citation"
+CONTRADICTED = "contradicted by citation"
+VERDICTS = (
+    AGREES, AGREES_BY_CONSTRUCTION, WRONG, CANNOT_TELL, INHERITED, SUPPORTED, CONTRADICTED, ASSUMED, UNSOURCED, NOT_DERIVABLE
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -261,6 +272,8 @@ class ClaimResult:
     rule: str
     verdict: str
     note: str = ""
+    id: str = ""  # the ledger record's id ("" for a worked example's number)
+    recorded: str = ""  # the verdict the ledger records for it
 
 
 BLOCK_INDENT = 4  # an audit block's verdict line starts at column 4, where a 400 px screen shows it
@@ -281,54 +294,73 @@ class Audit:
 
     def check(
         self,
-        source: str,
-        claim: str,
+        id: str,
         *,
-        computed: Any,
-        rule: Rule,
+        computed: Any = None,
+        effect: Any = None,
         claimed: Any = None,
         from_source: Any = None,
-        by_construction: bool = False,
         note: str = "",
     ) -> str:
-        """Record a claim checked by ``rule``; returns its verdict."""
+        """Judge the ledger's record ``id`` on this page; returns the verdict.
+
+        A computed record needs ``computed`` (the value its ``measure`` names); an absent-effect record
+        needs ``effect`` (with ``low``, ``high`` and ``mean``: :func:`bk.stats.paired_difference`, for
+        instance) and may pass ``computed`` as the text to show; a cited or stated record takes neither.
+        ``claimed`` only where the record's claimed value is ``AT_CALL`` (stated for the page's sizes);
+        ``from_source``: the value the source's own earlier numbers give (``inherited``); ``note``:
+        the page's comment, printed under the verdict.
+        """
+        from . import ledger  # the ledger's modules import this one
+
+        record = ledger.get(id)
+        if record.kind == "computed":
+            if computed is None or effect is not None:
+                raise TypeError(f"record {id!r} is judged by computation: pass computed= (the {record.measure}), not effect=")
+            if record.claimed is ledger.AT_CALL:
+                if claimed is None:
+                    raise TypeError(f"record {id!r} states its claimed value for the page's sizes: pass claimed=")
+            elif claimed is not None:
+                raise TypeError(f"record {id!r} states its claimed value ({record.claimed!r}): the page must not pass claimed=")
+            else:
+                claimed = record.claimed
+            word = verdict(claimed, computed, record.rule, from_source=from_source, by_construction=record.by_construction)
+            rule = record.rule.describe
+        elif record.kind == "absent":
+            if effect is None:
+                raise TypeError(f"record {id!r} is a claim that an effect is absent: pass effect= (its 95 % interval)")
+            low, high, margin = float(effect.low), float(effect.high), record.margin
+            word = AGREES if -margin < low and high < margin else WRONG if low > 0 or high < 0 else CANNOT_TELL
+            rule = f"95 % interval inside ±{margin:g}: {AGREES}; excludes 0: {WRONG}; else {CANNOT_TELL}"
+            computed = computed if computed is not None else f"{float(effect.mean):+.2f} [{low:+.2f}, {high:+.2f}]"
+            claimed = record.claimed
+        else:
+            if computed is not None or effect is not None or from_source is not None:
+                raise TypeError(f"record {id!r} is {record.kind}: it is not computed here, so pass no values")
+            if (claimed is not None) != (record.claimed is ledger.AT_CALL):
+                raise TypeError(f"record {id!r}: pass claimed= exactly where the record's claimed value is AT_CALL")
+            word = record.verdict
+            rule = record.cited if record.kind == "cited" else record.reason
+            claimed = claimed if claimed is not None else record.claimed
+        self.results.append(ClaimResult(record.where, record.text, claimed, computed, rule, word, note, id, record.verdict))
+        return word
+
+    def add(self, source: str, claim: str, *, computed: Any, rule: Rule, claimed: Any = None, from_source: Any = None,
+            by_construction: bool = False, note: str = "") -> str:
+        """Record a claim that is not a ledger record (a worked example's printed number, whose record is
+        :mod:`book_support.worked_examples`' data); returns its verdict."""
         word = verdict(claimed, computed, rule, from_source=from_source, by_construction=by_construction)
         self.results.append(ClaimResult(source, claim, claimed, computed, rule.describe, word, note))
         return word
 
-    def absent(self, source: str, claim: str, *, effect: Any, margin: float, computed: Any = None, claimed: Any = None) -> str:
-        """Record a claim that an effect is absent, judged by the 95 % interval of a measured ``effect``.
-
-        ``effect`` has ``low`` and ``high`` (a :func:`bk.stats.paired_difference`, for instance).
-        Failing to exclude zero is not evidence of absence: the claim ``agrees`` only if the whole
-        interval lies inside ``(-margin, margin)``, is ``wrong`` if the interval excludes zero, and
-        otherwise the verdict is ``cannot tell``. ``computed`` is what the table shows (default:
-        ``mean [low, high]``); returns the verdict.
-        """
-        low, high, margin = float(effect.low), float(effect.high), check_positive("margin", margin)
-        word = AGREES if -margin < low and high < margin else WRONG if low > 0 or high < 0 else CANNOT_TELL
-        rule = f"95 % interval inside ±{margin:g}: {AGREES}; excludes 0: {WRONG}; else {CANNOT_TELL}"
-        shown = computed if computed is not None else f"{float(effect.mean):+.2f} [{low:+.2f}, {high:+.2f}]"
-        self.results.append(ClaimResult(source, claim, claimed, shown, rule, word))
-        return word
-
-    def _stated(self, word: str, source: str, claim: str, reason: str, claimed: Any) -> str:
+    def add_stated(self, word: str, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
+        """Record a worked example's number as assumed or not derivable (``word``), with the reason."""
+        if word not in (ASSUMED, NOT_DERIVABLE, UNSOURCED):
+            raise ValueError(f"word must be one of {(ASSUMED, NOT_DERIVABLE, UNSOURCED)}, got {word!r}")
         if not isinstance(reason, str) or not reason.strip():
             raise ValueError(f"a claim marked {word!r} needs a reason (a non-empty string), got {reason!r}")
         self.results.append(ClaimResult(source, claim, claimed, None, reason, word))
         return word
-
-    def assumed(self, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
-        """The source states the value as an assumption, knowingly; ``reason`` quotes or cites where."""
-        return self._stated(ASSUMED, source, claim, reason, claimed)
-
-    def unsourced(self, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
-        """The source gives the value without derivation or citation; ``reason`` says what is missing."""
-        return self._stated(UNSOURCED, source, claim, reason, claimed)
-
-    def not_derivable(self, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:
-        """Nothing in the source lets the value be recomputed; ``reason`` says what is missing."""
-        return self._stated(NOT_DERIVABLE, source, claim, reason, claimed)
 
     def counts(self) -> dict[str, int]:
         """Number of claims per verdict, in the order of :data:`VERDICTS` (zeros left out)."""
@@ -360,8 +392,11 @@ class Audit:
         indent = " " * BLOCK_INDENT
         for row, result in zip(self.rows(), self.results, strict=True):
             source, claim, claimed, computed, rule, word = row
-            lines.extend(textwrap.wrap(f"{source}  {claim}", width, subsequent_indent=indent) or [source])
-            if result.computed is None and word in (ASSUMED, UNSOURCED, NOT_DERIVABLE):
+            head = f"{source} [{result.id}]  {claim}" if result.id else f"{source}  {claim}"
+            lines.extend(textwrap.wrap(head, width, subsequent_indent=indent) or [source])
+            if word in (SUPPORTED, CONTRADICTED):
+                detail = ("claimed " + claimed + " · " if claimed != "-" else "") + "read: " + rule
+            elif result.computed is None and word in (ASSUMED, UNSOURCED, NOT_DERIVABLE):
                 detail = ("claimed " + claimed + " · " if claimed != "-" else "") + rule
             else:
                 detail = "" if result.claimed is None else f"claimed {claimed} · "
@@ -369,6 +404,9 @@ class Audit:
             lines.extend(textwrap.wrap(f"{word}: {detail}", width, initial_indent=indent, subsequent_indent=indent + "  "))
             if result.note:
                 lines.extend(textwrap.wrap(result.note, width, initial_indent=indent, subsequent_indent=indent))
+            if result.id and result.recorded != word:
+                mismatch = f"NOT THE LEDGER'S VERDICT: the ledger records {result.recorded!r} for this claim"
+                lines.extend(textwrap.wrap(mismatch, width, initial_indent=indent, subsequent_indent=indent))
         counts = ", ".join(f"{n} {w}" for w, n in self.counts().items())
         lines.append(f"verdicts: {counts}" if counts else "verdicts: none")
         return "\n".join(lines)

@@ -7,7 +7,13 @@ Used by tests/book/test_notebooks.py and runnable by hand:
    ("agrees", "wrong", "unsourced", ...), alone or followed by ":" or " (".
    Verdicts come from ``bk.claims`` (a rule applied to values), so a flipped
    value flips the printed verdict.
-2. Unglued numbers: a number in a markdown cell, outside maths, code, roles
+2. Typed computed values: the ``computed=`` (or ``values``) of an audit call
+   (``Audit.check``, the errata's ``erratum`` and ``printed_claim``) that is a
+   literal, or an expression with no call whose names are all bound, in this
+   notebook, only to literals (``computed=not keeps_softmax`` after
+   ``keeps_softmax = True``). Such a value replays a verdict typed by hand: compute
+   it from code, or make the ledger record a citation (``bk.ledger.cited``).
+3. Unglued numbers: a number in a markdown cell, outside maths, code, roles
    ({glue}, {cite}, {ref}, ...), labels and links, that is not a section,
    equation, table, figure, chapter or step number, not a year or a source
    document's name, not a small count (0-12), not written in a sentence that
@@ -122,14 +128,128 @@ def unglued_numbers(notebook: dict) -> list[str]:
     return hits
 
 
+def _literal(node: ast.AST) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _code_trees(notebook: dict) -> list[tuple[int, ast.AST, str]]:
+    trees = []
+    for index, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in "".join(cell["source"]).splitlines())
+        try:
+            trees.append((index, ast.parse(source), source))
+        except SyntaxError:
+            continue
+    return trees
+
+
+def _literal_names(trees: list[tuple[int, ast.AST, str]]) -> set[str]:
+    """Names whose every binding in the notebook (assignment, loop, parameter, import) is a literal."""
+    bound: dict[str, bool] = {}
+
+    def bind(target: ast.AST, literal: bool) -> None:
+        if isinstance(target, ast.Name):
+            bound[target.id] = bound.get(target.id, True) and literal
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                bind(element, literal)
+
+    for _, tree, _ in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)):
+                        for element, value in zip(target.elts, node.value.elts, strict=False):
+                            bind(element, _literal(value))
+                    else:
+                        bind(target, _literal(node.value))
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                bind(node.target, node.value is not None and _literal(node.value) and isinstance(node, ast.AnnAssign))
+            elif isinstance(node, (ast.For, ast.comprehension)):
+                bind(node.target, False)
+            elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                for argument in ast.walk(node.args):
+                    if isinstance(argument, ast.arg):
+                        bound[argument.arg] = False
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    bound[(alias.asname or alias.name).split(".")[0]] = False
+            elif isinstance(node, ast.NamedExpr):
+                bind(node.target, _literal(node.value))
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                root = node.value
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    bound[root.id] = False  # filled in item by item: its values are whatever is stored
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                bound[node.func.value.id] = False  # a method call (append, update, ...) may fill it
+            elif isinstance(node, (ast.With, ast.ExceptHandler)):
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        bound[sub.id] = False
+    return {name for name, literal in bound.items() if literal}
+
+
+def _arithmetic(node: ast.AST) -> bool:
+    """Arithmetic on numbers only (0.9**100, 0.1 / 36_999): the document's own arithmetic, recomputed."""
+    if not any(isinstance(sub, ast.BinOp) for sub in ast.walk(node)):
+        return False
+    allowed = (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Constant)
+    return all(isinstance(sub, allowed) for sub in ast.walk(node)) and all(
+        isinstance(sub.value, (int, float)) for sub in ast.walk(node) if isinstance(sub, ast.Constant)
+    )
+
+
+def _typed(node: ast.AST, literal_names: set[str]) -> bool:
+    if _literal(node):
+        return True
+    if _arithmetic(node):
+        return False
+    if any(isinstance(sub, (ast.Call, ast.Await, ast.Yield, ast.Lambda)) for sub in ast.walk(node)):
+        return False
+    names = [sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)]
+    return all(name in literal_names for name in names)
+
+
+AUDIT_CALLS = {"check": "computed", "erratum": "computed", "printed_claim": "values"}
+
+
+def typed_computed(notebook: dict) -> list[str]:
+    """Audit calls whose computed value is typed by hand (see the module docstring, rule 2)."""
+    trees = _code_trees(notebook)
+    literal_names = _literal_names(trees)
+    hits = []
+    for index, tree, source in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name not in AUDIT_CALLS:
+                continue
+            values = [k.value for k in node.keywords if k.arg == AUDIT_CALLS[name]]
+            if name == "printed_claim" and len(node.args) >= 3:
+                values.append(node.args[2])
+            for value in values:
+                if _typed(value, literal_names):
+                    hits.append(f"cell {index}: {AUDIT_CALLS[name]}={ast.get_source_segment(source, value)}")
+    return hits
+
+
 def main(paths: list[str]) -> int:
     total = 0
     for name in paths:
         notebook = json.loads(Path(name).read_text())
-        verdicts, numbers = typed_verdicts(notebook), unglued_numbers(notebook)
-        total += len(verdicts) + len(numbers)
-        print(f"{name}: {len(verdicts)} typed verdicts, {len(numbers)} unglued numbers")
-        for hit in verdicts + numbers:
+        verdicts, typed, numbers = typed_verdicts(notebook), typed_computed(notebook), unglued_numbers(notebook)
+        total += len(verdicts) + len(typed) + len(numbers)
+        print(f"{name}: {len(verdicts)} typed verdicts, {len(typed)} typed computed values, {len(numbers)} unglued numbers")
+        for hit in verdicts + typed + numbers:
             print("   ", hit)
     return 1 if total else 0
 

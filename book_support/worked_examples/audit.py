@@ -152,7 +152,7 @@ class WorkedAudit:
         value = Values(computed, texts)
         own = None if from_source is None else Values(from_source, texts)
         note = "" if own is None else f"from the source's own input: {own}"
-        word = self.audit.check(
+        word = self.audit.add(
             source, label, claimed=" ".join(texts), computed=value, rule=PRINTED_DIGITS,
             from_source=own, by_construction=by_construction, note=note,
         )  # fmt: skip
@@ -165,25 +165,25 @@ class WorkedAudit:
 
     def claim(self, step: str, source: str, label: str, *, claimed: Any, computed: Any, rule: Rule) -> str:
         """Any other claim (a bound, a count) checked by a bk.claims rule; counts as one number."""
-        word = self.audit.check(source, label, claimed=claimed, computed=computed, rule=rule)
+        word = self.audit.add(source, label, claimed=claimed, computed=computed, rule=rule)
         self.step_of.append(self._step(step))
         self.numbers.append((step, word))
         return word
 
-    def _stated(self, record: Callable[..., str], step: str, source: str, label: str, printed: Any, reason: str) -> str:
+    def _stated(self, word: str, step: str, source: str, label: str, printed: Any, reason: str) -> str:
         texts = _texts(printed)
-        word = record(source, label, reason=reason, claimed=" ".join(texts))
+        word = self.audit.add_stated(word, source, label, reason=reason, claimed=" ".join(texts))
         self.step_of.append(self._step(step))
         self.numbers.extend((step, word) for _ in texts)
         return word
 
     def assumed(self, step: str, source: str, label: str, printed: Any, *, reason: str) -> str:
         """The source states the printed value as an assumption; ``reason`` quotes where."""
-        return self._stated(self.audit.assumed, step, source, label, printed, reason)
+        return self._stated(ASSUMED, step, source, label, printed, reason)
 
     def not_derivable(self, step: str, source: str, label: str, printed: Any, *, reason: str) -> str:
         """The source gives nothing from which the printed value could be recomputed."""
-        return self._stated(self.audit.not_derivable, step, source, label, printed, reason)
+        return self._stated(NOT_DERIVABLE, step, source, label, printed, reason)
 
     def counts(self) -> dict[str, int]:
         """Claims (printed quantities) per verdict."""

@@ -61,7 +61,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transformer_lib._checks import check_nonnegative_int, check_positive
+from transformer_lib._checks import check_nonnegative_int
 
 __all__ = [
     "AGREES",
@@ -96,11 +96,11 @@ AGREES_BY_CONSTRUCTION = "agrees by construction"
 WRONG = "wrong"
 CANNOT_TELL = "cannot tell"
 INHERITED = "inherited"
+SUPPORTED = "supported by citation"
+CONTRADICTED = "contradicted by citation"
 ASSUMED = "assumed"
 UNSOURCED = "unsourced"
 NOT_DERIVABLE = "not derivable"
-SUPPORTED = "supported by citation"
-CONTRADICTED = "contradicted by citation"
 VERDICTS = (
     AGREES, AGREES_BY_CONSTRUCTION, WRONG, CANNOT_TELL, INHERITED, SUPPORTED, CONTRADICTED, ASSUMED, UNSOURCED, NOT_DERIVABLE
 )  # fmt: skip
@@ -314,7 +314,7 @@ class Audit:
         from . import ledger  # the ledger's modules import this one
 
         record = ledger.get(id)
-        if record.kind == "computed":
+        if record.kind == "computed" and record.rule is not None:
             if computed is None or effect is not None:
                 raise TypeError(f"record {id!r} is judged by computation: pass computed= (the {record.measure}), not effect=")
             if record.claimed is ledger.AT_CALL:
@@ -326,7 +326,7 @@ class Audit:
                 claimed = record.claimed
             word = verdict(claimed, computed, record.rule, from_source=from_source, by_construction=record.by_construction)
             rule = record.rule.describe
-        elif record.kind == "absent":
+        elif record.kind == "absent" and record.margin is not None:
             if effect is None:
                 raise TypeError(f"record {id!r} is a claim that an effect is absent: pass effect= (its 95 % interval)")
             low, high, margin = float(effect.low), float(effect.high), record.margin
@@ -334,7 +334,7 @@ class Audit:
             rule = f"95 % interval inside ±{margin:g}: {AGREES}; excludes 0: {WRONG}; else {CANNOT_TELL}"
             computed = computed if computed is not None else f"{float(effect.mean):+.2f} [{low:+.2f}, {high:+.2f}]"
             claimed = record.claimed
-        else:
+        elif record.kind in ("cited", UNSOURCED, ASSUMED, NOT_DERIVABLE):
             if computed is not None or effect is not None or from_source is not None:
                 raise TypeError(f"record {id!r} is {record.kind}: it is not computed here, so pass no values")
             if (claimed is not None) != (record.claimed is ledger.AT_CALL):
@@ -342,11 +342,23 @@ class Audit:
             word = record.verdict
             rule = record.cited if record.kind == "cited" else record.reason
             claimed = claimed if claimed is not None else record.claimed
+        else:  # pragma: no cover - the ledger makes no other kind
+            raise ValueError(f"record {id!r} has kind {record.kind!r}, which Audit.check cannot judge")
         self.results.append(ClaimResult(record.where, record.text, claimed, computed, rule, word, note, id, record.verdict))
         return word
 
-    def add(self, source: str, claim: str, *, computed: Any, rule: Rule, claimed: Any = None, from_source: Any = None,
-            by_construction: bool = False, note: str = "") -> str:
+    def add(
+        self,
+        source: str,
+        claim: str,
+        *,
+        computed: Any,
+        rule: Rule,
+        claimed: Any = None,
+        from_source: Any = None,
+        by_construction: bool = False,
+        note: str = "",
+    ) -> str:
         """Record a claim that is not a ledger record (a worked example's printed number, whose record is
         :mod:`book_support.worked_examples`' data); returns its verdict."""
         word = verdict(claimed, computed, rule, from_source=from_source, by_construction=by_construction)

@@ -137,7 +137,7 @@ def _literal(node: ast.AST) -> bool:
 
 
 def _code_trees(notebook: dict) -> list[tuple[int, ast.AST, str]]:
-    trees = []
+    trees: list[tuple[int, ast.AST, str]] = []
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
             continue

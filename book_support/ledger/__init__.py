@@ -134,7 +134,9 @@ def _add(record: Record) -> Record:
     if record.narrows is not None:
         broader, how = record.narrows
         if not (isinstance(broader, str) and isinstance(how, str) and how.strip()):
-            raise ValueError(f"record {record.id!r}: narrows must be (broader id, how this claim differs), got {record.narrows!r}")
+            raise ValueError(
+                f"record {record.id!r}: narrows must be (broader id, how this claim differs), got {record.narrows!r}"
+            )
     RECORDS[record.id] = record
     return record
 
@@ -163,12 +165,26 @@ def computed(
     if rule.describe.startswith(_TOLERANCE_RULES) and not why.strip() and not _MIGRATING:
         raise ValueError(f"record {id!r}: a rule with a tolerance or bound ({rule.describe}) needs why (why that tolerance)")
     if verdict not in (AGREES, WRONG, INHERITED, AGREES_BY_CONSTRUCTION) and not (_MIGRATING and verdict == PENDING):
-        raise ValueError(f"record {id!r}: a computed claim's verdict is agrees, wrong, inherited or agrees by construction, got {verdict!r}")
+        raise ValueError(
+            f"record {id!r}: a computed claim's verdict is agrees, wrong, inherited or agrees by construction, got {verdict!r}"
+        )
     if not measure.strip():
         raise ValueError(f"record {id!r}: measure (what the page computes) must be a non-empty string")
     return _add(
-        Record(id=id, where=where, says=says, kind="computed", verdict=verdict, true_if=true_if, measure=measure,
-               claimed=claimed, rule=rule, why=why, by_construction=by_construction, narrows=narrows)
+        Record(
+            id=id,
+            where=where,
+            says=says,
+            kind="computed",
+            verdict=verdict,
+            true_if=true_if,
+            measure=measure,
+            claimed=claimed,
+            rule=rule,
+            why=why,
+            by_construction=by_construction,
+            narrows=narrows,
+        )
     )
 
 
@@ -190,8 +206,18 @@ def absent(
     if not why.strip() and not _MIGRATING:
         raise ValueError(f"record {id!r}: an absent-effect claim needs why (why that margin)")
     return _add(
-        Record(id=id, where=where, says=says, kind="absent", verdict=verdict, true_if=true_if, measure=measure,
-               why=why, margin=margin, narrows=narrows)
+        Record(
+            id=id,
+            where=where,
+            says=says,
+            kind="absent",
+            verdict=verdict,
+            true_if=true_if,
+            measure=measure,
+            why=why,
+            margin=margin,
+            narrows=narrows,
+        )
     )
 
 
@@ -212,8 +238,17 @@ def cited(
     if not cited.strip():
         raise ValueError(f"record {id!r}: cited (what was read, where) must be a non-empty string")
     return _add(
-        Record(id=id, where=where, says=says, kind="cited", verdict=reading, true_if=true_if, claimed=claimed,
-               cited=cited, narrows=narrows)
+        Record(
+            id=id,
+            where=where,
+            says=says,
+            kind="cited",
+            verdict=reading,
+            true_if=true_if,
+            claimed=claimed,
+            cited=cited,
+            narrows=narrows,
+        )
     )
 
 
@@ -234,8 +269,17 @@ def stated(
     if not reason.strip():
         raise ValueError(f"record {id!r}: a {verdict} claim needs a reason")
     return _add(
-        Record(id=id, where=where, says=says, kind=verdict, verdict=verdict, true_if=true_if, claimed=claimed,
-               reason=reason, narrows=narrows)
+        Record(
+            id=id,
+            where=where,
+            says=says,
+            kind=verdict,
+            verdict=verdict,
+            true_if=true_if,
+            claimed=claimed,
+            reason=reason,
+            narrows=narrows,
+        )
     )
 
 

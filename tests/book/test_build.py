@@ -117,3 +117,19 @@ def test_a_page_names_no_network_script_it_does_not_need(tmp_path):
     page = (tmp_path / "html" / "index.html").read_text()
     assert "THEBE_JS_URL" not in page and "unpkg.com" not in page and "sphinx-thebe.js" not in page
     assert "<script" in page  # the page's other scripts are still there
+
+
+def test_the_claims_appendix_is_what_the_ledger_gives():
+    """book/appendix_claims.md is generated from book_support/ledger (tools/ledger_index.py): never stale."""
+    done = subprocess.run([sys.executable, "tools/ledger_index.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_claims_appendix_check_can_fail(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import ledger_index
+
+    monkeypatch.setattr(ledger_index, "PAGE", tmp_path / "appendix_claims.md")
+    (tmp_path / "appendix_claims.md").write_text(ledger_index.render().replace("Verdict: *", "Verdict: *not ", 1))
+    assert ledger_index.main(["--check"]) == 1
+    assert ledger_index.main([]) == 0 and ledger_index.main(["--check"]) == 0

@@ -311,7 +311,7 @@ def test_nbval_runs_the_longest_notebooks_first():
 
 # --- claims that cannot fail (tools/claim_lint.py) ---------------------------------
 
-from claim_lint import typed_verdicts, unglued_numbers  # noqa: E402  (tools/ is on sys.path above)
+from claim_lint import typed_computed, typed_verdicts, unglued_numbers  # noqa: E402  (tools/ is on sys.path above)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -326,6 +326,91 @@ def test_every_number_in_the_prose_is_glued_printed_or_cited(path):
     """A number in the text comes from bk.glue, appears in the chapter's outputs, or is cited where it stands."""
     hits = unglued_numbers(json.loads(path.read_text()))
     assert not hits, f"{path.name}: numbers typed into the prose (glue them):\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_computed_value_is_typed_by_hand(path):
+    """An audit's computed value comes from code; a fact read from a paper is a citation (bk.ledger.cited)."""
+    hits = typed_computed(json.loads(path.read_text()))
+    assert not hits, f"{path.name}: computed values typed by hand (compute them, or cite):\n" + "\n".join(hits)
+
+
+def test_the_typed_computed_check_can_fail():
+    code = [
+        "keeps_softmax = True\n",
+        "table = {'a': 1}\n",
+        "filled = {}\n",
+        "filled['x'] = run()\n",
+        "audit.check('000-a', computed='FFN')\n",
+        "audit.check('000-b', computed=not keeps_softmax)\n",
+        "audit.check('000-c', computed=table['a'])\n",
+        "audit.check('000-d', computed=(0, 768 // 2 - 1))\n",
+        "audit.check('000-e', computed=0.9**100)\n",
+        "audit.check('000-f', computed=filled['x'])\n",
+        "audit.check('000-g', computed=model.d_head)\n",
+        "printed_claim('000-h', 'cosmetic', [0.1, 0.2])\n",
+    ]
+    hits = typed_computed({"cells": [{"cell_type": "code", "source": code, "outputs": []}]})
+    assert [h.split(": ", 1)[1] for h in hits] == [
+        "computed='FFN'", "computed=not keeps_softmax", "computed=table['a']", "computed=(0, 768 // 2 - 1)",
+        "values=[0.1, 0.2]",
+    ]  # fmt: skip
+
+
+_BLOCK_HEAD = re.compile(r"^\S.*? \[((?:000|001|002|003|004|paper)-[a-z0-9-]+)\]  ")
+
+
+def _printed_verdicts(path: Path) -> list[tuple[str, str]]:
+    """(record id, verdict) for every audit block a notebook prints (bk.claims.Audit.format)."""
+    from book_support.claims import VERDICTS
+
+    verdict_line = re.compile(r"^    (" + "|".join(re.escape(w) for w in VERDICTS) + r"):")
+    found = []
+    for cell in _code_cells(path):
+        for output in cell.get("outputs", []):
+            lines = "".join(output.get("text", "")).splitlines()
+            for i, line in enumerate(lines):
+                head = _BLOCK_HEAD.match(line)
+                if head:
+                    word = next((m.group(1) for m in map(verdict_line.match, lines[i + 1 : i + 6]) if m), None)
+                    found.append((head.group(1), word))
+    return found
+
+
+@functools.cache
+def _all_printed_verdicts() -> dict[str, list[tuple[str, str]]]:
+    return {path.name: _printed_verdicts(path) for path in NOTEBOOKS}
+
+
+def test_one_claim_one_verdict_on_every_page():
+    """Every page that judges a ledger record prints the ledger's verdict for it; no page judges a claim
+    the ledger does not state, and every record is judged somewhere."""
+    from book_support import ledger
+
+    records = {r.id: r for r in ledger.records()}
+    problems = []
+    judged = set()
+    for page, pairs in _all_printed_verdicts().items():
+        for id, word in pairs:
+            judged.add(id)
+            if id not in records:
+                problems.append(f"{page}: prints a verdict for {id!r}, which the ledger does not state")
+            elif word != records[id].verdict:
+                problems.append(f"{page}: {id} prints {word!r}, the ledger records {records[id].verdict!r}")
+    problems += [f"record {id} is judged on no page" for id in sorted(set(records) - judged)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_verdict_reader_finds_every_block(tmp_path):
+    text = (
+        "Document 000\n000 §2.2.2 [000-score-range]  unscaled scores may reach about ±100 (typical\n"
+        "    largest of 64)\n    wrong: claimed 100 · computed 53 · rule: ...\n"
+        "002 §7.1 [002-large-batches]  the speed-up needs large batches\n    unsourced: no source\nverdicts: ...\n"
+    )
+    cell = {"cell_type": "code", "source": [], "outputs": [{"output_type": "stream", "name": "stdout", "text": [text]}]}
+    path = tmp_path / "page.ipynb"
+    path.write_text(json.dumps({"cells": [cell]}))
+    assert _printed_verdicts(path) == [("000-score-range", "wrong"), ("002-large-batches", "unsourced")]
 
 
 def test_the_claim_checks_can_fail():

@@ -201,7 +201,7 @@ def _arithmetic(node: ast.AST) -> bool:
     """Arithmetic on numbers only (0.9**100, 0.1 / 36_999): the document's own arithmetic, recomputed."""
     if not any(isinstance(sub, ast.BinOp) for sub in ast.walk(node)):
         return False
-    allowed = (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Constant)
+    allowed = (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Constant, ast.Tuple, ast.List, ast.expr_context)
     return all(isinstance(sub, allowed) for sub in ast.walk(node)) and all(
         isinstance(sub.value, (int, float)) for sub in ast.walk(node) if isinstance(sub, ast.Constant)
     )

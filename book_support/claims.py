@@ -45,7 +45,7 @@ Example::
 
     audit = bk.claims.Audit("Document 000, section 2")
     audit.check("000-dk-512", computed=config.d_head)   # the record states claimed=512, rule=equal()
-    audit.check("004-xiong-citation")                   # a stated or cited record: nothing to compute
+    audit.check("004-cosine-papers")                    # a cited or stated record: nothing to compute
     print(audit)            # one block per claim, each with its id, rule and verdict
     audit.counts()          # {"wrong": 1, "unsourced": 1}
 
@@ -55,6 +55,7 @@ Book: every chapter's "What the sources say, checked" section, ch-numbers and th
 from __future__ import annotations
 
 import math
+import numbers
 import textwrap
 from collections import Counter
 from collections.abc import Callable
@@ -123,6 +124,8 @@ class Rule:
 def _number(name: str, value: Any) -> float:
     if hasattr(value, "item") and not isinstance(value, (int, float)):
         value = value.item()  # a 0-d tensor or NumPy scalar
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
+        value = float(value)  # a fractions.Fraction, a sympy Integer or Rational (a degree, an exact ratio)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a real number for this rule, got {type(value).__name__} ({value!r})")
     return float(value)
@@ -420,7 +423,7 @@ class Audit:
                 mismatch = f"NOT THE LEDGER'S VERDICT: the ledger records {result.recorded!r} for this claim"
                 lines.extend(textwrap.wrap(mismatch, width, initial_indent=indent, subsequent_indent=indent))
         counts = ", ".join(f"{n} {w}" for w, n in self.counts().items())
-        lines.append(f"verdicts: {counts}" if counts else "verdicts: none")
+        lines.extend(textwrap.wrap(f"verdicts: {counts}" if counts else "verdicts: none", width, subsequent_indent="  "))
         return "\n".join(lines)
 
     def __str__(self) -> str:

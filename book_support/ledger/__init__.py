@@ -4,7 +4,7 @@ The five study notes (documents 000 to 004) and a few statements of the paper ar
 a chapter's "sources checked" table, the errata appendix, sometimes two chapters. Before this ledger,
 each page wrote its own paraphrase, its own threshold and so its own verdict, and one sentence of a
 document could be "agrees" on one page and "wrong" on another. Here a claim is a :class:`Record`,
-written once in this package (one module per document), with
+written once in this package (one module per document; document 000, the longest, in three by section), with
 
 * ``where`` -- the document and its section ("000 §2.2.2"), or "paper §6.1" for the paper's own words;
 * ``says`` -- a faithful paraphrase, with the document's hedges and assumptions;
@@ -43,7 +43,6 @@ Book: every chapter's sources table, the errata appendix, appendix "Every source
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 import re
 from dataclasses import dataclass
@@ -67,13 +66,11 @@ from ..claims import (
     close,
 )
 
-__all__ = ["AT_CALL", "DOCUMENTS", "PENDING", "RECORDS", "Record", "absent", "cited", "computed", "get", "stated"]
+__all__ = ["AT_CALL", "DOCUMENTS", "RECORDS", "Record", "absent", "cited", "computed", "get", "stated"]
 
 DOCUMENTS = ("000", "001", "002", "003", "004", "paper")
 KINDS = ("computed", "absent", "cited", UNSOURCED, ASSUMED, NOT_DERIVABLE)
 _ID = re.compile(r"^(000|001|002|003|004|paper)-[a-z0-9]+(-[a-z0-9]+)*$")
-PENDING = "pending"  # only while a migration fills verdicts from a run (BOOK_LEDGER_MIGRATING=1)
-_MIGRATING = os.environ.get("BOOK_LEDGER_MIGRATING") == "1"
 _TOLERANCE_RULES = ("|Δ|", ">=", "<=", "in [", "rounds to")
 
 
@@ -162,9 +159,9 @@ def computed(
     """
     if not isinstance(rule, Rule):
         raise TypeError(f"record {id!r}: rule must be a bk.claims rule, got {type(rule).__name__}")
-    if rule.describe.startswith(_TOLERANCE_RULES) and not why.strip() and not _MIGRATING:
+    if rule.describe.startswith(_TOLERANCE_RULES) and not why.strip():
         raise ValueError(f"record {id!r}: a rule with a tolerance or bound ({rule.describe}) needs why (why that tolerance)")
-    if verdict not in (AGREES, WRONG, INHERITED, AGREES_BY_CONSTRUCTION) and not (_MIGRATING and verdict == PENDING):
+    if verdict not in (AGREES, WRONG, INHERITED, AGREES_BY_CONSTRUCTION):
         raise ValueError(
             f"record {id!r}: a computed claim's verdict is agrees, wrong, inherited or agrees by construction, got {verdict!r}"
         )
@@ -201,9 +198,9 @@ def absent(
     narrows: tuple[str, str] | None = None,
 ) -> Record:
     """A claim that an effect is absent, judged by a measured 95 % interval against ``±margin``."""
-    if verdict not in (AGREES, WRONG, CANNOT_TELL) and not (_MIGRATING and verdict == PENDING):
+    if verdict not in (AGREES, WRONG, CANNOT_TELL):
         raise ValueError(f"record {id!r}: an absent-effect claim's verdict is agrees, wrong or cannot tell, got {verdict!r}")
-    if not why.strip() and not _MIGRATING:
+    if not why.strip():
         raise ValueError(f"record {id!r}: an absent-effect claim needs why (why that margin)")
     return _add(
         Record(

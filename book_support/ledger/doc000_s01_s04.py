@@ -4,8 +4,8 @@ Each ``says`` paraphrases the document's Chinese text (``../shared/seeds/000_*.t
 section numbers are the document's own. A ``# pages:`` comment names the pages that judge the record.
 """
 
-from book_support.claims import CONTRADICTED, SUPPORTED, UNSOURCED, at_least, at_most, between, close, equal, holds
-from book_support.ledger import AT_CALL, PENDING, cited, computed, stated
+from book_support.claims import AGREES, CONTRADICTED, SUPPORTED, UNSOURCED, WRONG, at_least, at_most, between, close, equal, holds
+from book_support.ledger import AT_CALL, cited, computed, stated
 
 # why for the numbers the document computes itself (§1.2.1, §2.2.2)
 _THREE_DIGITS = (
@@ -24,7 +24,7 @@ computed(
     claimed=2.65e-05,
     rule=close(rel=0.005),
     why=_THREE_DIGITS,
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch01
@@ -35,7 +35,7 @@ computed(
     "multiplies the gradient going back",
     measure="sympy, rnn_state_jacobian: the transposed Jacobian of the tanh step",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch01
@@ -48,7 +48,7 @@ computed(
     rule=at_most(0.9**50),
     why="tanh' <= 1, so 50 factors of norm at most 0.9 can leave at most 0.9^50: the bound is the one the "
     "claim's own argument gives, not a chosen tolerance",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch01, appendix_errata
@@ -62,7 +62,7 @@ computed(
     rule=at_least(1),
     why="growth towards infinity must at least keep the gradient's size; a fraction below 1 after 50 or "
     "100 steps is a gradient that shrank",
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch01
@@ -74,7 +74,7 @@ computed(
     true_if="the recurrent layer makes 512 dependent cell calls for 512 positions",
     claimed=512,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- §1.2.2: LSTM and GRU ---------------------------------------------------------------------------
@@ -89,7 +89,7 @@ computed(
     true_if="along the cell state the gradient is multiplied by the forget gate only; how much survives "
     "then depends on f_t (the pages' note)",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch01
@@ -100,7 +100,7 @@ computed(
     measure="LSTM / Elman cell parameters at input and hidden width 512",
     claimed=4,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch01, appendix_errata
@@ -111,7 +111,7 @@ computed(
     measure="GRU / LSTM cell parameters at input and hidden width 512",
     claimed=0.5,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch01
@@ -136,7 +136,7 @@ computed(
     measure="fewest contiguous layers of kernel width 3 (ConvS2S's) that connect positions 1 and 100",
     claimed=100,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch01
@@ -147,7 +147,7 @@ computed(
     measure="fewest dilated layers of width 2 (dilations 1, 2, 4, ...) that cover 1024 positions",
     claimed=10,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- §1.3 and the abstract: what the Transformer changed --------------------------------------------
@@ -160,7 +160,7 @@ computed(
     measure="distinct longest-path lengths through one self-attention layer for T = 8 ... 64 (1: the same at every length)",
     claimed=1,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch01, ch14 (prose), appendix_errata
@@ -197,7 +197,7 @@ computed(
     claimed=1.0,
     rule=close(abs=1e-12),
     why="four one-decimal numbers that sum to 1 exactly; 1e-12 allows only the rounding of a float sum",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch02
@@ -208,7 +208,7 @@ computed(
     measure="shapes of the cross-attention example",
     claimed=AT_CALL,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- §2.2.2: the scale factor ------------------------------------------------------------------------
@@ -225,7 +225,7 @@ computed(
     rule=at_least(2),
     why="'usually' asks for most cases: at least 2 of the 3 layouts; 0.1 separates the square layout "
     "(1.0) from the others (about 1.8 and 0.5)",
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch03, appendix_errata
@@ -240,7 +240,7 @@ computed(
     rule=between(50, 200),
     why="'may reach' and 'about' give an order of magnitude, which is all the saturation argument that "
     "follows uses: a factor of 2 either way",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch03
@@ -252,7 +252,7 @@ computed(
     claimed=2.68,
     rule=close(rel=0.005),
     why=_THREE_DIGITS,
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch03
@@ -264,7 +264,7 @@ computed(
     claimed=3.72,
     rule=close(rel=0.005),
     why=_THREE_DIGITS,
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch03
@@ -276,7 +276,7 @@ computed(
     true_if="most scaled scores lie in [-2, 2]",
     rule=at_least(0.9),
     why="'about [-2, 2]' says where most scores lie, not all: 0.9 asks for a large majority",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- §2.2.3: additive attention ----------------------------------------------------------------------
@@ -290,7 +290,7 @@ computed(
     measure="the base model's d_k = d_model / h (TransformerConfig.base().d_head)",
     claimed=512,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch02, appendix_errata
@@ -303,7 +303,7 @@ computed(
     "gives one score per query-key pair",
     true_if="the formula, like Bahdanau et al.'s, gives weights that depend on the query",
     rule=holds(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch02
@@ -315,7 +315,7 @@ computed(
     rule=between(0.5, 2),
     why="O(.) hides constant factors; a ratio within 2 either way is a constant, while a difference of "
     "order would grow with L_q, L_k or d_k past it",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch02
@@ -326,7 +326,7 @@ computed(
     "slower (a feed-forward network)",
     measure="additive attention takes more CPU time than dot-product attention at the chapter's sizes",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch02, appendix_errata
@@ -339,7 +339,7 @@ computed(
     rule=at_least(1),
     why="a stated cause of the extra memory must be at least as large as the other memory the module "
     "holds; 1 is the weakest such bound",
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch02
@@ -362,7 +362,7 @@ computed(
     "the output one token at a time",
     measure="greedy_decode equals a loop that feeds each chosen token back, seed 0, 500 dates",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch08
@@ -374,7 +374,7 @@ computed(
     claimed=0.0,
     rule=close(abs=1e-4),
     why="the mean is 0 up to float32 rounding of 512-term sums (about 1e-7); 1e-4 leaves a wide margin",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch08
@@ -387,7 +387,7 @@ computed(
     rule=close(abs=1e-3),
     why="eps = 1e-5 makes the variance sigma^2/(sigma^2 + eps), 1e-5 below 1 for unit-variance inputs; "
     "1e-3 allows that and rounding",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch11
@@ -401,7 +401,7 @@ computed(
     true_if="most output tokens attend most to the source tokens they translate",
     rule=at_least(0.8),
     why="'aligns' describes where most of the attention goes, not all of it: at least four output tokens in five, in every seed",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch09
@@ -412,7 +412,7 @@ computed(
     measure="weights of nn.Linear(256, 512)",
     claimed=131072,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch07, ch09, ch14, appendix_errata
@@ -425,7 +425,7 @@ computed(
     claimed=4,
     rule=close(rel=0.1),
     why="'4 times' is a round factor: within 10 % (3.6 to 4.4) the round figure would be fair",
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch07
@@ -438,7 +438,7 @@ computed(
     rule=close(rel=0.01),
     why="per layer only the linear terms (biases, LayerNorm) keep the ratio from exactly 4, under 1 % at these widths",
     narrows=("000-model-width", "one layer, not the whole model: the embedding grows only linearly"),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch09
@@ -464,7 +464,7 @@ computed(
     measure="the base model's d_head",
     claimed=64,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch04
@@ -475,7 +475,7 @@ computed(
     measure="(W_i^Q's shape, h d_v) of the base model",
     claimed=((512, 64), 512),
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch04
@@ -485,7 +485,7 @@ computed(
     says="with d_k = d_model / h, h heads cost h x O(L_q L_k d_k) = O(L_q L_k d_model), as much as one full-width head",
     measure="matrix-product FLOPs of the scores and weighted sums, h = 1 and h = 64, equal",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch04, appendix_errata
@@ -524,7 +524,7 @@ computed(
     true_if="the single head with a feed-forward layer fails to read both offsets in some seed",
     rule=holds(),
     narrows=("000-one-head", "one small task and one layer, where the paper measured translation quality"),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch04
@@ -534,7 +534,7 @@ computed(
     says="dL/dhead_i is head i's block of dL/dMultiHead (W^O)^T",
     measure="autograd, float64",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch04
@@ -547,7 +547,7 @@ computed(
     true_if="one Jacobian of that form covers the whole score matrix",
     claimed=1,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch04
@@ -560,7 +560,7 @@ computed(
     rule=close(abs=1e-9),
     why="a right formula meets autograd in float64 to about 1e-15; 1e-9 leaves a wide margin for rounding "
     "and none for a wrong formula, whose error is of order 1",
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: appendix_errata
@@ -572,7 +572,7 @@ computed(
     measure="shape of the printed product (dL/dQ_i) Q^T against W_i^Q's, T = 3, d_model = 4, d_k = 2",
     claimed=AT_CALL,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch04
@@ -586,5 +586,5 @@ computed(
     why="a right formula meets autograd in float64 to about 1e-15; 1e-9 leaves a wide margin for rounding "
     "and none for a wrong formula, whose error is of order 1",
     narrows=("000-mha-backward", "its value where the shapes happen to match (T = d_model = d_k)"),
-    verdict=PENDING,
+    verdict=WRONG,
 )

@@ -7,8 +7,8 @@ the scaled dot-product module, §6.1 the positional module); its complete model 
 helper come after §6.1, under a heading without a number ("full model").
 """
 
-from book_support.claims import CONTRADICTED, SUPPORTED, close, equal, holds
-from book_support.ledger import AT_CALL, PENDING, cited, computed
+from book_support.claims import AGREES, CONTRADICTED, SUPPORTED, WRONG, close, equal, holds
+from book_support.ledger import AT_CALL, cited, computed
 
 # --- §1.3: the encoder and decoder stacks -----------------------------------------------------
 
@@ -24,7 +24,7 @@ computed(
     true_if="the paper's stacks also end with a LayerNorm after their last layer (§3.1 names none)",
     claimed=1,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: errata
@@ -38,7 +38,7 @@ computed(
     measure="does a method that ends like the printed listing, a LayerNorm and no return, return anything but None",
     true_if="the listing as printed returns the normalised states (the full project it links to is not judged)",
     rule=holds(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: errata
@@ -53,7 +53,7 @@ computed(
     measure="the two-dimensional path: does expand succeed for S = 3 source and T = 4 target positions",
     true_if="the two-dimensional path gives a (batch, T, S) mask when S != T, the usual case in translation",
     rule=holds(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # --- §2: attention ----------------------------------------------------------------------------
@@ -71,7 +71,7 @@ computed(
         "every softmax weight lies strictly between 0 and 1 in exact arithmetic (in floating point a tiny weight can round to 0)"
     ),
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata (also ch02)
@@ -96,7 +96,7 @@ computed(
         "float64 softmax rows over a few keys sum to 1 within 1e-15 (bk.claims.below); 1e-12 admits "
         "that rounding and nothing else, while dropout at p = 0.1 moves a row sum by tenths"
     ),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata (also ch05)
@@ -118,7 +118,7 @@ computed(
         "the document promises only 'close to 0'; a weight below 1e-6 moves a float32 output of order 1 "
         "by less than ten units in its last place"
     ),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata (also ch05)
@@ -138,7 +138,7 @@ computed(
         "a causal mask leaves exactly 0 on future keys (exp(-1e9) underflows); 1e-9 absorbs only "
         "rounding, far below the whole rows of weight an inverted mask moves"
     ),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: errata
@@ -174,7 +174,7 @@ computed(
         "averaged over the heads, not the per-head maps its hand-written module returns"
     ),
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- §4: residual connections and LayerNorm -------------------------------------------------
@@ -190,7 +190,7 @@ computed(
     measure="does the paper's Post-LN layer, the library's in §3.1 order, compute the comment's 'original' x + sublayer(norm(x))",
     true_if="the paper's order is x + sublayer(norm(x)) (Pre-LN)",
     rule=holds(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: errata
@@ -230,7 +230,7 @@ computed(
     ),
     claimed=AT_CALL,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata (also ch08)
@@ -265,7 +265,7 @@ computed(
         "the parity of the position pos chooses between sine and cosine; its formulas are right: the parity of the dimension does"
     ),
     rule=holds(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: errata (also ch06)
@@ -279,7 +279,7 @@ computed(
     measure="a batch-first 3 x 5 input, T != max_len: are the vectors added at different positions different",
     true_if="a batch-first input of any length gets a different vector at each position",
     rule=holds(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: errata (also ch09)
@@ -298,5 +298,5 @@ computed(
     true_if="the paper's model also keeps three separate matrices",
     claimed=3,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )

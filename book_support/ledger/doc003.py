@@ -9,8 +9,8 @@ gradient, the gradient reaching the encoder is *not derivable*).
 Pages: ch05 (step 3.2), ch06 (step 1.1), ch10 (final step, steps 5 to 8), the errata appendix.
 """
 
-from book_support.claims import ASSUMED, NOT_DERIVABLE, UNSOURCED, close, equal, holds, rounds_to
-from book_support.ledger import PENDING, computed, stated
+from book_support.claims import AGREES, ASSUMED, INHERITED, NOT_DERIVABLE, UNSOURCED, WRONG, close, equal, holds, rounds_to
+from book_support.ledger import computed, stated
 from book_support.worked_examples.audit import PRINTED_DIGITS
 
 _PRINTED_WHY = "a printed number agrees when it is the computed value to its printed digits (chapter 12's rule)"
@@ -55,7 +55,7 @@ computed(
     ),
     claimed=True,
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata
@@ -88,7 +88,7 @@ computed(
     measure="the three scores from the printed q and k, rounded to two decimals",
     claimed=(13.28, 64.98, 257.58),
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata; also ch05
@@ -107,7 +107,7 @@ computed(
         "'~250' is a round figure, so 'about' is read generously, within half of it; the computed score"
         " is more than four times smaller, so no reading of 'about' changes the verdict"
     ),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # home: ch05
@@ -122,7 +122,7 @@ computed(
     true_if="minus infinity divided by sqrt(d_k) is minus infinity, so the order does not change the weights",
     claimed=True,
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: ch05
@@ -137,7 +137,7 @@ computed(
         "the weights are printed as whole numbers, so each agrees when it is within half a unit of its"
         " printed digit (chapter 12's printed-digits rule)"
     ),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- step 3.4: cross-attention ---------------------------------------------------------------
@@ -155,7 +155,7 @@ computed(
     claimed="-0.173 -0.173",
     rule=PRINTED_DIGITS,
     why=_PRINTED_WHY,
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # --- steps 3 and 4: teacher forcing -----------------------------------------------------------
@@ -179,7 +179,7 @@ computed(
     ),
     claimed=True,
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- final step: output layer, probabilities, loss ---------------------------------------------
@@ -193,7 +193,7 @@ computed(
     claimed=0.40,
     rule=rounds_to(2),
     why="the document prints the loss to two decimals",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: ch10
@@ -205,7 +205,7 @@ computed(
     claimed=0.36,
     rule=rounds_to(2),
     why="the document prints the loss to two decimals",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: ch10
@@ -217,7 +217,7 @@ computed(
     claimed=0.76,
     rule=rounds_to(2),
     why="the document prints the loss to two decimals",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata; also ch10
@@ -238,7 +238,7 @@ computed(
     claimed="0.04",
     rule=PRINTED_DIGITS,
     why=_PRINTED_WHY,
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # --- steps 5 to 8: the backward pass ----------------------------------------------------------
@@ -260,7 +260,7 @@ computed(
     ),
     claimed=True,
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: ch10
@@ -276,7 +276,7 @@ computed(
     ),
     claimed=[0.1, 0.05, -0.15, 0.05],
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: ch10
@@ -287,7 +287,7 @@ computed(
     measure="autograd's gradient of the attention weights, to four decimals",
     claimed=[0.6154, 0.6154],
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata; also ch10
@@ -316,7 +316,7 @@ computed(
     true_if="with two equal keys the query's gradient is (g_1 + g_2)·k, and a softmax's score gradients sum to 0",
     claimed=[0.0, 0.0, 0.0, 0.0],
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: errata; also ch10
@@ -336,7 +336,7 @@ computed(
     claimed="0.082 -0.079 0.082 -0.079 -0.082 0.079 -0.082 0.079",
     rule=PRINTED_DIGITS,
     why=_PRINTED_WHY,
-    verdict=PENDING,
+    verdict=INHERITED,
 )
 
 # home: ch10
@@ -364,7 +364,7 @@ computed(
     claimed=-0.2056,
     rule=rounds_to(4),
     why="the document prints the gradient to four decimals",
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # home: ch10
@@ -376,5 +376,5 @@ computed(
     claimed=2.056,
     rule=rounds_to(3),
     why="the document prints 0.002056, three decimals in units of 1e-3",
-    verdict=PENDING,
+    verdict=AGREES,
 )

@@ -6,8 +6,8 @@ scaled dot-product attention (with the initialisation remark and the literature 
 multi-head attention and decoder.
 """
 
-from book_support.claims import CONTRADICTED, NOT_DERIVABLE, UNSOURCED, close, equal, holds
-from book_support.ledger import AT_CALL, PENDING, cited, computed, stated
+from book_support.claims import AGREES, CONTRADICTED, NOT_DERIVABLE, UNSOURCED, WRONG, close, equal, holds
+from book_support.ledger import AT_CALL, cited, computed, stated
 
 # --- embeddings -------------------------------------------------------------------------------
 
@@ -23,7 +23,7 @@ computed(
     " sequential operation per position",
     claimed=0,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch09, ch10, errata
@@ -61,7 +61,7 @@ computed(
     true_if="with the paper's sub-word vocabulary a word that is not an entry becomes <unk>",
     claimed=True,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch15
@@ -72,7 +72,7 @@ computed(
     measure="(vocabulary, width) of the library's base configuration, which follows paper §5.1 and Table 3",
     claimed=(37000, 512),
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch15
@@ -98,7 +98,7 @@ computed(
     true_if="i takes d_model = 768 values",
     claimed=768,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch06
@@ -135,7 +135,7 @@ computed(
     measure="W_Q of the library's base attention module: (input width, output width per head)",
     claimed=(512, 64),
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch04
@@ -146,7 +146,7 @@ computed(
     measure="(d_k, d_v) per head of the library's base attention module; claimed: d_model / h",
     claimed=AT_CALL,
     rule=equal(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # pages: ch02
@@ -213,7 +213,7 @@ computed(
     measure="two heads started equal get equal gradients, to 1e-12 relative: without different starts several heads act as one",
     true_if="different random starts are needed for heads to differ (heads started equal stay equal)",
     rule=holds(),
-    verdict=PENDING,
+    verdict=AGREES,
 )
 
 # --- decoder ----------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ computed(
     measure="sub-layers of a decoder layer (claimed: those of an encoder layer)",
     claimed=AT_CALL,
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch05, errata
@@ -238,7 +238,7 @@ computed(
     true_if="the first target word is the decoder's first input, so that it is never predicted",
     claimed="I",
     rule=equal(),
-    verdict=PENDING,
+    verdict=WRONG,
 )
 
 # pages: ch02, ch05, errata
@@ -251,5 +251,5 @@ computed(
     claimed=64,
     rule=close(rel=1e-6),
     why="the factor is read back from float64 attention weights, exact to about 1e-15: the tolerance only absorbs rounding",
-    verdict=PENDING,
+    verdict=WRONG,
 )

@@ -255,7 +255,7 @@ class WorkedAudit:
 
 
 def _wrap_long(text: str, width: int) -> str:
-    """Wrap any line longer than ``width`` (the tally line of bk.claims.Audit.format is not wrapped)."""
+    """Wrap any line longer than ``width`` (a worked example's long printed numbers)."""
     lines = []
     for line in text.splitlines():
         lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") if len(line) > width else [line])

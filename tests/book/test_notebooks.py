@@ -372,7 +372,7 @@ def _printed_verdicts(path: Path) -> list[tuple[str, str]]:
             for i, line in enumerate(lines):
                 head = _BLOCK_HEAD.match(line)
                 if head:
-                    word = next((m.group(1) for m in map(verdict_line.match, lines[i + 1 : i + 6]) if m), None)
+                    word = next((m.group(1) for m in map(verdict_line.match, lines[i + 1 : i + 15]) if m), None)
                     found.append((head.group(1), word))
     return found
 
@@ -399,6 +399,35 @@ def test_one_claim_one_verdict_on_every_page():
                 problems.append(f"{page}: {id} prints {word!r}, the ledger records {records[id].verdict!r}")
     problems += [f"record {id} is judged on no page" for id in sorted(set(records) - judged)]
     assert not problems, "\n".join(problems)
+
+
+def _errata_entries() -> dict[str, dict[str, str]]:
+    """label -> {"severity": ..., "verdict": ...} from the errata appendix's glued values."""
+    notebook = json.loads((ROOT / "book" / "appendix_errata.ipynb").read_text())
+    entries: dict[str, dict[str, str]] = {}
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name", "")
+            text = output.get("data", {}).get("application/papermill.record/text/plain", "").strip("'\"")
+            if name.startswith("s-errata-"):
+                entries.setdefault(name[2:], {})["severity"] = text
+            elif name.startswith("v-errata-"):
+                entries.setdefault(name[2:], {})["verdict"] = text.split(" (")[0]
+    return entries
+
+
+def test_an_erratum_never_attacks_a_claim_the_book_finds_right():
+    """An entry whose claim holds (agrees, supported by citation) is a caveat, and only such an entry is."""
+    from book_support.claims import AGREES, AGREES_BY_CONSTRUCTION, SUPPORTED
+
+    entries = _errata_entries()
+    assert len(entries) > 50
+    wrong = [
+        f"{label}: severity {e['severity']!r} with verdict {e['verdict']!r}"
+        for label, e in sorted(entries.items())
+        if (e["verdict"] in (AGREES, AGREES_BY_CONSTRUCTION, SUPPORTED)) != (e["severity"] == "caveat")
+    ]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_the_verdict_reader_finds_every_block(tmp_path):

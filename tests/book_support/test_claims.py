@@ -272,3 +272,15 @@ def test_one_verdict_vocabulary():
 
     assert set(audit.SEVERITY) <= set(words) and set(audit.STEP_COLOURS) == set(audit.STEP_MEANING) == set(audit.SEVERITY)
     assert audit.within_printed_digits("0.728", 0.72712) is True
+
+
+def test_exact_numbers_are_judged_as_the_numbers_they_are():
+    # a sympy degree is sympy's One or Integer, an exact ratio a Fraction: the rules take them as numbers
+    import fractions
+
+    import sympy as sp
+
+    n = sp.Symbol("n")
+    assert claims.verdict(None, sp.degree(n**2 + n, n), claims.at_least(2)) == "agrees"
+    assert claims.verdict(1, sp.Integer(1), claims.close(abs=0.1)) == "agrees"
+    assert claims.verdict(0.5, fractions.Fraction(1, 3), claims.close(abs=0.1)) == "wrong"

@@ -34,8 +34,8 @@ def additive_mask_limit() -> Derivation:
     visible = softmax_vector(sp.Matrix([z1, z2]))  # softmax over the visible keys only
     unmasked = softmax_vector(z)
     renormalised = sp.Matrix([unmasked[0], unmasked[1]]) / (unmasked[0] + unmasked[1])
-    scaled_after = softmax_vector(sp.Matrix([z1, z2, z3 - c]) / sp.sqrt(d))  # mask, then scale
-    scaled_before = softmax_vector(sp.Matrix([z1 / sp.sqrt(d), z2 / sp.sqrt(d), z3 / sp.sqrt(d) - c]))  # scale, then mask
+    mask_then_scale = softmax_vector(sp.Matrix([z1, z2, z3 - c]) / sp.sqrt(d))  # the mask added before the scale
+    scale_then_mask = softmax_vector(sp.Matrix([z1 / sp.sqrt(d), z2 / sp.sqrt(d), z3 / sp.sqrt(d) - c]))  # the paper's order
     visible_scaled = softmax_vector(sp.Matrix([z1, z2]) / sp.sqrt(d))
     limit_scaled = visible_scaled.col_join(sp.Matrix([0]))
     steps = (
@@ -64,12 +64,12 @@ def additive_mask_limit() -> Derivation:
         ),
         Step.limit(
             "masking after the 1/sqrt(d_k) scale: the weights tend to the softmax of the scaled visible scores",
-            scaled_after,
+            scale_then_mask,
             c,
             sp.oo,
             limit_scaled,
         ),
-        Step.limit("masking before it (c/sqrt(d_k) -> oo as well) gives the same limit", scaled_before, c, sp.oo, limit_scaled),
+        Step.limit("masking before it (c/sqrt(d_k) -> oo as well) gives the same limit", mask_then_scale, c, sp.oo, limit_scaled),
     )
     return Derivation(
         name="additive_mask_limit",

@@ -98,7 +98,11 @@ def render() -> str:
             shown = ", ".join(f"{{ref}}`{text} <{label}>`" for text, label in pages.get(r.id, []))
             item = [f"- **{_text(r.where)}** `{r.id}`: {_text(r.says)}. Verdict: *{r.verdict}*."]
             if r.kind == "computed" and r.rule is not None:
-                claimed = "" if r.claimed is None else f"claimed {_text(r.claimed)}; "
+                claimed = (
+                    "" if r.claimed is None
+                    else "claimed: the value the page states for its sizes; " if r.claimed is ledger.AT_CALL
+                    else f"claimed {_text(r.claimed)}; "
+                )  # fmt: skip
                 how = f"{claimed}computed: {_text(r.measure)}; rule: {_text(r.rule.describe)}"
                 how += f" ({_text(r.why)})" if r.why else ""
             elif r.kind == "absent":

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import claims, derivations, graphs, ledger, notebook, stats, worked_examples
-from .graphs import graph_depth, graph_path_lengths, state_gradient_norms
+from .graphs import cell_state_gradient_norms, graph_depth, graph_path_lengths, state_gradient_norms
 from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, rounded_down, rounded_up, source
 
 
@@ -43,6 +43,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "cell_state_gradient_norms",
     "claims",
     "cpu_seconds",
     "derivations",

@@ -7,7 +7,9 @@ argued: :func:`graph_path_lengths` counts the operations on the shortest chain
 from each input position to an output, :func:`graph_depth` the operations on
 the longest chain (what must run one after another however many processors
 there are). :func:`state_gradient_norms` reads the gradient that
-backpropagation through time delivers to each hidden state of a recurrent layer.
+backpropagation through time delivers to each hidden state of a recurrent layer;
+:func:`cell_state_gradient_norms` does the same for an LSTM's cell state, optionally with the
+gradient confined to the cell-state path (the control of chapter 1).
 
 Paper: §4 and Table 1. Book: ch-recurrence.
 """
@@ -20,7 +22,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from transformer_lib.rnn import RecurrentLayer, hidden_of
+from transformer_lib.rnn import LSTMCell, RecurrentLayer, hidden_of
 
 
 def state_gradient_norms(layer: RecurrentLayer, x: Tensor, loss_fn: Callable[[Tensor], Tensor] | None = None) -> Tensor:
@@ -50,6 +52,38 @@ def state_gradient_norms(layer: RecurrentLayer, x: Tensor, loss_fn: Callable[[Te
         raise ValueError(f"loss_fn must return a scalar tensor, got {loss!r:.80}")
     loss.backward()
     return torch.stack([h.grad.norm(dim=-1).mean() for h in hidden]).detach()  # type: ignore[union-attr]
+
+
+def cell_state_gradient_norms(cell: LSTMCell, x: Tensor, u: Tensor, cell_path_only: bool = False) -> Tensor:
+    """||dL/dc_t|| for t = 1..T of an LSTM cell run over x from zero states, with L = u . h_T.
+
+    With ``cell_path_only`` the previous output h_(t-1) is detached where it enters each step (the
+    gates and the candidate), so the gradient reaches c_t only along the cell state,
+    c_(t+1) = f_(t+1) * c_t + ...: the path the cell state adds, without the paths through h_(t-1)
+    and the gates. Each sequence of the batch gets its own norm; the result is their mean.
+
+    Args:
+        cell: the LSTM cell. x: its input. u: the read-out vector of the loss, shape (H,).
+        cell_path_only: confine the gradient to the cell-state path (the control).
+
+    Shape: x (B, T, I) -> (T,), entry t-1 for c_t (the last entry is for c_T).
+
+    Paper: §1 and §4 (long-range dependencies). Book: ch-recurrence.
+    """
+
+    if not isinstance(cell, LSTMCell):
+        raise TypeError(f"cell must be an LSTMCell, got {type(cell).__name__}")
+    if not isinstance(x, Tensor) or x.dim() != 3:
+        raise ValueError(f"x must be a (B, T, I) tensor, got {getattr(x, 'shape', x)!r}")
+    h = torch.zeros(x.shape[0], cell.hidden_size, dtype=x.dtype)
+    c = torch.zeros_like(h)
+    states = []
+    for t in range(x.shape[1]):
+        h, c = cell(x[:, t], (h.detach() if cell_path_only else h, c))
+        c.retain_grad()
+        states.append(c)
+    (h @ u).sum().backward()
+    return torch.stack([c.grad.norm(dim=-1).mean() for c in states]).detach()
 
 
 def _graph_from(output: Tensor) -> dict[Any, list[Any]]:

@@ -8,23 +8,27 @@ helper come after §6.1, under a heading without a number ("full model").
 """
 
 from book_support.claims import AGREES, CONTRADICTED, SUPPORTED, WRONG, close, equal, holds
-from book_support.ledger import AT_CALL, cited, computed
+from book_support.ledger import cited, computed
 
 # --- §1.3: the encoder and decoder stacks -----------------------------------------------------
 
 # home: errata (also ch08, ch09)
-computed(
+cited(
     "001-final-norm",
     "001 §1.3.2, §1.3.4",
     says=(
         "its encoder and decoder stacks, built from the Post-LN layers of §1.1 (each sub-layer's output "
-        "is LayerNorm(x + Sublayer(x))), each end with one more, 'final' LayerNorm after the last layer"
+        "is LayerNorm(x + Sublayer(x))), each end with one more, 'final' LayerNorm after the last "
+        "layer; the walk-through presents its code as the model of the 2017 paper, so it implies that "
+        "the paper's stacks end the same way"
     ),
-    measure="LayerNorms after the last layer of the paper's Post-LN stack, §3.1, as the library builds it",
-    true_if="the paper's stacks also end with a LayerNorm after their last layer (§3.1 names none)",
-    claimed=1,
-    rule=equal(),
-    verdict=WRONG,
+    cited=(
+        "paper §3.1: 'the output of each sub-layer is LayerNorm(x + Sublayer(x))', so every layer "
+        "already ends with a LayerNorm; Figure 1: nothing between the last of the N encoder layers and "
+        "the encoder-decoder attention, nor between the last decoder layer and the output Linear"
+    ),
+    reading=CONTRADICTED,
+    true_if="the paper's stacks also end with a LayerNorm after their last layer (its description of its own code is true)",
 )
 
 # home: errata
@@ -66,7 +70,7 @@ computed(
         "the softmax normalises the scaled scores, squeezing each weight into the open interval (0, 1) "
         "(§2.1.1: the weights are positive and sum to 1)"
     ),
-    measure="exact arithmetic: the smaller of two weights whose scores differ by 110",
+    measure="exact arithmetic (sympy): the smaller of two weights whose scores differ by 110",
     true_if=(
         "every softmax weight lies strictly between 0 and 1 in exact arithmetic (in floating point a tiny weight can round to 0)"
     ),
@@ -80,23 +84,23 @@ computed(
     "001 §2.1.3",
     says=(
         "its scaled dot-product module applies dropout to the softmax weights and returns the output "
-        "together with 'the attention weight matrix', (batch, seq_q, seq_k)"
+        "together with 'the attention weight matrix', (batch, seq_q, seq_k); in §2.1.1 the attention "
+        "weights are the softmax's, positive and summing to 1"
     ),
     measure=(
-        "largest |row sum - 1| of the weights it returns in evaluation mode, softmax then dropout "
-        "p = 0.1 as the module orders them; rounding noise shown as its bound"
+        "training mode, where its dropout acts: largest |row sum - 1| of the weights it returns, "
+        "softmax then dropout p = 0.1 as the module orders them"
     ),
     true_if=(
-        "the returned tensor is the attention weights, rows summing to 1: so in evaluation mode; in "
-        "training mode it is their dropped-out copy, as nn.MultiheadAttention's is"
+        "the tensor it returns while training is the attention weights in §2.1.1's sense, rows summing "
+        "to 1 (so it is in evaluation mode, where dropout does nothing; while training it is their "
+        "dropped-out copy, the matrix it applies to the values, as nn.MultiheadAttention's is: read as "
+        "'the matrix applied to the values', the name holds, hence severity cosmetic)"
     ),
     claimed=0.0,
     rule=close(abs=1e-12),
-    why=(
-        "float64 softmax rows over a few keys sum to 1 within 1e-15 (bk.claims.below); 1e-12 admits "
-        "that rounding and nothing else, while dropout at p = 0.1 moves a row sum by tenths"
-    ),
-    verdict=AGREES,
+    why=("§2.1.1's weights sum to 1 exactly; 1e-12 admits only float64 rounding (below 1e-15 for a few keys, bk.claims.below)"),
+    verdict=WRONG,
 )
 
 # home: errata (also ch05)
@@ -164,33 +168,38 @@ computed(
     "001-averaged-weights",
     "001 §2.2.3",
     says=(
-        "its built-in example calls nn.MultiheadAttention with need_weights=True and prints the shape of "
-        "the attention weights it returns, without saying what they are; the hand-written module beside "
-        "it documents per-head weights, (batch, heads, seq_q, seq_k)"
+        "it presents nn.MultiheadAttention as the built-in counterpart of its hand-written module; its "
+        "example (batch 2, d_model 512, 8 heads, 10 positions) calls it with need_weights=True and "
+        "prints the shape of what it returns as the attention weights, which it implies are the "
+        "per-head weights its hand-written module documents, (batch, heads, seq_q, seq_k)"
     ),
-    measure="are the built-in's default weights the mean over the heads of its per-head weights",
+    measure="shape of the weights nn.MultiheadAttention returns when called as the example calls it",
     true_if=(
-        "what it prints as the attention weights is an attention map: it is one, (batch, seq_q, seq_k), "
-        "averaged over the heads, not the per-head maps its hand-written module returns"
+        "the built-in, called as in the example, returns one map per head, (2, 8, 10, 10) at the "
+        "example's sizes (it returns their mean unless average_attn_weights=False)"
     ),
-    rule=holds(),
-    verdict=AGREES,
+    claimed=(2, 8, 10, 10),
+    rule=equal(),
+    verdict=WRONG,
 )
 
 # --- §4: residual connections and LayerNorm -------------------------------------------------
 
 # home: errata (also ch08)
-computed(
+cited(
     "001-ln-labels",
     "001 §4.1",
     says=(
         "a comment in its residual sub-layer says the original paper computes x + dropout(sublayer(norm(x))) "
         "and modern implementations norm(x + dropout(sublayer(x))); the line under it computes the second"
     ),
-    measure="does the paper's Post-LN layer, the library's in §3.1 order, compute the comment's 'original' x + sublayer(norm(x))",
+    cited=(
+        "paper §3.1: 'the output of each sub-layer is LayerNorm(x + Sublayer(x))' (Post-LN, the "
+        "comment's 'modern' formula and the code's line); §5.4: dropout is applied to each sub-layer's "
+        "output before it is added to the sub-layer input and normalised"
+    ),
+    reading=CONTRADICTED,
     true_if="the paper's order is x + sublayer(norm(x)) (Pre-LN)",
-    rule=holds(),
-    verdict=WRONG,
 )
 
 # home: errata
@@ -220,16 +229,15 @@ computed(
         "feature over all the samples of a batch"
     ),
     measure=(
-        "LayerNorm(d_model) on a (B, T, D) batch: outputs that move when one input entry moves, "
-        "the entries that share its statistics"
+        "a (B, T, D) batch, one input entry moved: the outputs that move are exactly that token's D "
+        "features under LayerNorm(D), and exactly that feature's B x T entries under BatchNorm"
     ),
     true_if=(
-        "read with its own layers, nn.LayerNorm(d_model), a sample is one position's vector: its "
-        "statistics cover that vector's d_model features and nothing else (and BatchNorm's, over the "
-        "batch's B x T vectors, each feature)"
+        "a sample is one token's vector x_i, its D = d_model features (the reading given to 002's "
+        "'sample vector' too, and the one its own nn.LayerNorm(d_model) implements): its statistics "
+        "cover that vector and nothing else, and BatchNorm's one feature over the batch's B x T vectors"
     ),
-    claimed=AT_CALL,
-    rule=equal(),
+    rule=holds(),
     verdict=AGREES,
 )
 
@@ -276,27 +284,28 @@ computed(
         "its positional-encoding module takes sequence-first (T, B, D) or batch-first (B, T, D) input, "
         "tells the two apart itself, and adds each position its encoding"
     ),
-    measure="a batch-first 3 x 5 input, T != max_len: are the vectors added at different positions different",
+    measure=(
+        "a batch-first 3 x 5 input (T != max_len = 5000) through the module's branch test and the "
+        "addition it selects: are the vectors added at different positions different"
+    ),
     true_if="a batch-first input of any length gets a different vector at each position",
     rule=holds(),
     verdict=WRONG,
 )
 
 # home: errata (also ch09)
-computed(
+cited(
     "001-model-output",
     "001 full model, §5",
     says=(
-        "its complete model, whose §5 follows the paper's §3.4 on learned embeddings and the output "
-        "softmax, gives the source embedding, the target embedding and the output layer a matrix "
-        "each, and its forward returns softmax probabilities"
+        "its §5 follows the paper's §3.4 on learned embeddings and the output softmax, and its "
+        "complete model, presented as the paper's, gives the source embedding, the target embedding "
+        "and the output layer a matrix each; it implies that the paper's model has three"
     ),
-    measure=(
-        "distinct matrices among the two embeddings and the pre-softmax projection of the paper's model, "
-        "§3.4, as the library builds it"
+    cited=(
+        "paper §3.4: 'we share the same weight matrix between the two embedding layers and the "
+        "pre-softmax linear transformation' (the sentence 001's §5 leaves out)"
     ),
-    true_if="the paper's model also keeps three separate matrices",
-    claimed=3,
-    rule=equal(),
-    verdict=WRONG,
+    reading=CONTRADICTED,
+    true_if="the paper's model also keeps three separate matrices (its description of its own code is true)",
 )

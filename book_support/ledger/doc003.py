@@ -6,11 +6,11 @@ numbers are also checked one by one in chapter 12 (:mod:`book_support.worked_exa
 judges the same printed number, it gives the same verdict (the K path is *inherited* from the assumed
 gradient, the gradient reaching the encoder is *not derivable*).
 
-Pages: ch05 (step 3.2), ch06 (step 1.1), ch10 (final step, steps 5 to 8), the errata appendix.
+Pages: ch05 (step 3.2), ch06 (step 1.1), ch10 (steps 3-4, final step, steps 5 to 8), the errata appendix.
 """
 
-from book_support.claims import AGREES, ASSUMED, INHERITED, NOT_DERIVABLE, UNSOURCED, WRONG, close, equal, holds, rounds_to
-from book_support.ledger import computed, stated
+from book_support.claims import AGREES, ASSUMED, INHERITED, NOT_DERIVABLE, SUPPORTED, WRONG, close, equal, holds, rounds_to
+from book_support.ledger import cited, computed, stated
 from book_support.worked_examples.audit import PRINTED_DIGITS
 
 _PRINTED_WHY = "a printed number agrees when it is the computed value to its printed digits (chapter 12's rule)"
@@ -22,19 +22,24 @@ stated(
     "003-positions",
     "003 step 1.1",
     says=(
-        "It adds the vectors [0.1, 0.2, 0.3, 0.4] and [0.5, 0.6, 0.7, 0.8] to the embeddings of 'I' and"
-        " 'am' as the positional encodings of positions 0 and 1, without saying how they were obtained"
+        "In the highly simplified model and task it sets up to show the computation, it adds the vectors"
+        " [0.1, 0.2, 0.3, 0.4] and [0.5, 0.6, 0.7, 0.8] to the embeddings of 'I' and 'am' as the positional"
+        " encodings of positions 0 and 1; like the embeddings, they are given without saying how they were"
+        " obtained"
     ),
     true_if=(
-        "they are the paper's sinusoidal encodings for d_model = 4, or learned position embeddings whose"
-        " training the document shows or whose values it says are examples"
+        "they are inputs chosen for the simplified example, like its embeddings and its first layer's"
+        " weights; as the paper's sinusoidal encodings for d_model = 4 they would be wrong"
     ),
     reason=(
-        "the document names no method for these vectors: they are not the paper's sinusoidal encodings"
-        " (§3.5), and as learned position embeddings, the paper's alternative (§3.5, Table 3 row (E)),"
-        " they would be trained values that the document neither derives nor calls examples"
+        "the document opens by setting up a highly simplified model and task (一个高度简化的模型和任务) and"
+        " gives these vectors as inputs of that example, as it gives the embeddings [1, 2, 3, 4] and"
+        " [5, 6, 7, 8] and the weights it calls random; it does not present them as the paper's"
+        " sinusoidal encodings (§3.5), which they are not, and a learned position table, the paper's"
+        " alternative (§3.5, Table 3 row (E)), could hold them (chapter 12 loads them into one, with"
+        " the embeddings, as given values)"
     ),
-    verdict=UNSOURCED,
+    verdict=ASSUMED,
 )
 
 # home: errata
@@ -130,13 +135,10 @@ computed(
     "003-masked-weights",
     "003 step 3.2",
     says="After the mask, the row-wise softmax gives the weights [[1, 0], [0, 1]]",
-    measure="largest difference between the library's weights and [[1, 0], [0, 1]]",
-    claimed=0.0,
-    rule=close(abs=0.5),
-    why=(
-        "the weights are printed as whole numbers, so each agrees when it is within half a unit of its"
-        " printed digit (chapter 12's printed-digits rule)"
-    ),
+    measure="the library's masked attention weights from the printed q and k, row by row",
+    claimed="1 0 0 1",
+    rule=PRINTED_DIGITS,
+    why=_PRINTED_WHY,
     verdict=AGREES,
 )
 
@@ -161,7 +163,7 @@ computed(
 # --- steps 3 and 4: teacher forcing -----------------------------------------------------------
 
 # home: errata; also ch10
-computed(
+cited(
     "003-no-end-token",
     "003 steps 3-4",
     says=(
@@ -169,17 +171,17 @@ computed(
         " position (teacher forcing): it reads the start token and 我 and is to predict 我 and 是, and the"
         " mask keeps position 0 from seeing position 1"
     ),
-    measure=(
-        "the library's teacher-forcing pair (tl.collate) for the target 我 是, first two positions,"
-        " against the printed decoder input and targets"
-    ),
     true_if=(
-        "the decoder input is the target shifted right behind the start token; the document's targets"
-        " have no end token, and it says nothing about one"
+        "the decoder input is the target shifted right behind a start token, and the mask hides later"
+        " positions; the document's targets have no end token, and it says nothing about one"
     ),
-    claimed=True,
-    rule=holds(),
-    verdict=AGREES,
+    cited=(
+        "paper §3.1 (Decoder): the output embeddings are offset by one position and the decoder's"
+        " self-attention is masked, so that the prediction for position i depends only on the known"
+        " outputs before i (§3.2.3: illegal connections set to -inf before the softmax); the document's"
+        " input (start token, 我) against its targets (我, 是) is that offset"
+    ),
+    reading=SUPPORTED,
 )
 
 # --- final step: output layer, probabilities, loss ---------------------------------------------
@@ -321,22 +323,48 @@ computed(
 
 # home: errata; also ch10
 computed(
-    "003-gradient-label",
+    "003-key-path",
     "003 steps 5-6",
     says=(
-        "It traces the gradient of Loss_1, the first position, through the first decoder layer's"
-        " cross-attention, labels the gradient entering the attention output dL/dz_2 (z_2 = A_cross·V),"
-        " and from its assumed score gradient gets the K path dL/dK with rows ±[0.082, -0.079, 0.082, -0.079]"
+        "Tracing the gradient of Loss_1, the first position, through the first decoder layer's"
+        " cross-attention, it gets from its assumed score gradient [0.1, -0.1], divided by 2, the K path"
+        " dL/dK with rows ±[0.082, -0.079, 0.082, -0.079]"
     ),
-    measure=("autograd's dL/dK for the first query q_1 of step 3.4; from the document's own assumed score gradient: ±0.05·q_1"),
+    measure=(
+        "autograd's dL/dK for the first query q_1 of step 3.4; the value the document's own assumed score"
+        " gradient gives, ±0.05·q_1, is shown in the note"
+    ),
     true_if=(
-        "the printed rows are the K path of the first position's query (whose output step 3.4 calls z_3),"
-        " computed from the assumed gradient: inherited, since the exact gradient is 0"
+        "the printed rows are ±0.05·q_1, the K path of the first query computed from the assumed score"
+        " gradient: inherited, since the exact score gradient, and so dL/dK, is 0"
     ),
     claimed="0.082 -0.079 0.082 -0.079 -0.082 0.079 -0.082 0.079",
     rule=PRINTED_DIGITS,
     why=_PRINTED_WHY,
     verdict=INHERITED,
+)
+
+# home: errata; also ch10
+computed(
+    "003-gradient-label",
+    "003 steps 5-6",
+    says=(
+        "In the same trace it names the gradient entering the cross-attention output dL/dz_2 and writes"
+        " z_2 = A_cross·V; step 3.2 has already named z_2 the second position's masked self-attention"
+        " output, [9.9, 9.0, 11.7, 7.2]"
+    ),
+    measure=(
+        "A_cross·V for the first query, from the printed q_1 and the encoder's keys and values of"
+        " step 3.4, against the document's z_2"
+    ),
+    true_if=(
+        "the vector the document calls z_2 is the cross-attention output A_cross·V; step 3.4 calls the"
+        " first query's output z_3 (and the second's z_4), both equal to v_1"
+    ),
+    claimed="9.9 9.0 11.7 7.2",
+    rule=PRINTED_DIGITS,
+    why=_PRINTED_WHY,
+    verdict=WRONG,
 )
 
 # home: ch10

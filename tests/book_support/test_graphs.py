@@ -5,6 +5,7 @@ and attention layers, below.
 """
 
 import itertools
+import math
 
 import pytest
 import torch
@@ -110,3 +111,24 @@ def test_graph_depth_is_linear_in_length_for_recurrence_and_constant_for_attenti
     assert r16 - r8 == 2 * (r8 - r4) > 0
     assert a4 == a8 == a16
     assert bk.graph_depth((torch.ones(1, requires_grad=True) * 2).exp()) == 2
+
+
+def test_cell_state_gradient_norms_confines_the_gradient_to_the_cell_state():
+    # with h_(t-1) detached, dL/dc_(t-1) = f_t * dL/dc_t exactly: the ratio of successive norms of a
+    # one-unit cell is the forget gate
+    torch.manual_seed(0)
+    cell = tl.LSTMCell(2, 1, forget_bias=3.0).double()
+    x = torch.randn(1, 6, 2, dtype=torch.float64)
+    norms = bk.cell_state_gradient_norms(cell, x, torch.ones(1, dtype=torch.float64), cell_path_only=True)
+    h, c, gates = torch.zeros(1, 1, dtype=torch.float64), torch.zeros(1, 1, dtype=torch.float64), []
+    with torch.no_grad():
+        for t in range(6):
+            pre = x[:, t] @ cell.weight_ih.T + cell.bias_ih + h @ cell.weight_hh.T + cell.bias_hh
+            gates.append(torch.sigmoid(pre[0, 1]).item())
+            h, c = cell(x[:, t], (h, c))
+    for t in range(5):
+        assert math.isclose((norms[t] / norms[t + 1]).item(), gates[t + 1], rel_tol=1e-12)
+    full = bk.cell_state_gradient_norms(cell, x, torch.ones(1, dtype=torch.float64))
+    assert not torch.allclose(full, norms)  # the paths through h_(t-1) add to it
+    with pytest.raises(TypeError, match="LSTMCell"):
+        bk.cell_state_gradient_norms(tl.ElmanCell(2, 1), x, torch.ones(1))

@@ -361,11 +361,21 @@ class Audit:
         from_source: Any = None,
         by_construction: bool = False,
         note: str = "",
+        record: str = "",
     ) -> str:
-        """Record a claim that is not a ledger record (a worked example's printed number, whose record is
-        :mod:`book_support.worked_examples`' data); returns its verdict."""
+        """Record a claim judged by its own rule (a worked example's printed number, whose record is
+        :mod:`book_support.worked_examples`' data); returns its verdict.
+
+        ``record``: the id of a ledger record that states the same number, when there is one; the block then
+        prints the id and, if the verdicts differ, says so under it (a test compares them).
+        """
         word = verdict(claimed, computed, rule, from_source=from_source, by_construction=by_construction)
-        self.results.append(ClaimResult(source, claim, claimed, computed, rule.describe, word, note))
+        recorded = ""
+        if record:
+            from . import ledger  # the ledger's modules import this one
+
+            recorded = ledger.get(record).verdict
+        self.results.append(ClaimResult(source, claim, claimed, computed, rule.describe, word, note, record, recorded))
         return word
 
     def add_stated(self, word: str, source: str, claim: str, *, reason: str, claimed: Any = None) -> str:

@@ -145,8 +145,11 @@ class WorkedAudit:
         *,
         from_source: Any = None,
         by_construction: bool = False,
+        record: str = "",
     ) -> str:
-        """A printed quantity against the correct value; ``from_source``: what the source's own input gives."""
+        """A printed quantity against the correct value; ``from_source``: what the source's own input gives.
+
+        ``record``: the ledger record that states the same number, if any (see :meth:`Audit.add`)."""
         step = self._step(step)
         texts = _texts(printed)
         value = Values(computed, texts)
@@ -154,7 +157,7 @@ class WorkedAudit:
         note = "" if own is None else f"from the source's own input: {own}"
         word = self.audit.add(
             source, label, claimed=" ".join(texts), computed=value, rule=PRINTED_DIGITS,
-            from_source=own, by_construction=by_construction, note=note,
+            from_source=own, by_construction=by_construction, note=note, record=record,
         )  # fmt: skip
         self.step_of.append(step)
         for i, text in enumerate(texts):

@@ -284,3 +284,16 @@ def test_exact_numbers_are_judged_as_the_numbers_they_are():
     assert claims.verdict(None, sp.degree(n**2 + n, n), claims.at_least(2)) == "agrees"
     assert claims.verdict(1, sp.Integer(1), claims.close(abs=0.1)) == "agrees"
     assert claims.verdict(0.5, fractions.Fraction(1, 3), claims.close(abs=0.1)) == "wrong"
+
+
+def test_a_number_judged_by_its_own_rule_carries_the_ledgers_verdict(ledger):
+    # a worked example's number that a ledger record also states prints the record's id, and says so when
+    # its own rule gives another verdict than the record's
+    audit = claims.Audit()
+    assert audit.add("000 §2.2.3", "d_k", claimed=512, computed=64, rule=claims.equal(), record="000-test-dk") == "wrong"
+    assert audit.add("000 §2.2.3", "d_k", claimed=64, computed=64, rule=claims.equal(), record="000-test-dk") == "agrees"
+    text = str(audit)
+    assert text.count("[000-test-dk]") == 2
+    assert text.count("NOT THE LEDGER'S VERDICT") == 1
+    with pytest.raises(KeyError, match="no record"):
+        audit.add("000", "x", claimed=1, computed=1, rule=claims.equal(), record="000-no-such-record")

@@ -64,6 +64,8 @@ from typing import Any
 
 from transformer_lib._checks import check_nonnegative_int
 
+from . import ledger_store
+
 __all__ = [
     "AGREES",
     "AGREES_BY_CONSTRUCTION",
@@ -314,13 +316,11 @@ class Audit:
         ``from_source``: the value the source's own earlier numbers give (``inherited``); ``note``:
         the page's comment, printed under the verdict.
         """
-        from . import ledger  # the ledger's modules import this one
-
-        record = ledger.get(id)
+        record = ledger_store.get(id)
         if record.kind == "computed" and record.rule is not None:
             if computed is None or effect is not None:
                 raise TypeError(f"record {id!r} is judged by computation: pass computed= (the {record.measure}), not effect=")
-            if record.claimed is ledger.AT_CALL:
+            if record.claimed is ledger_store.AT_CALL:
                 if claimed is None:
                     raise TypeError(f"record {id!r} states its claimed value for the page's sizes: pass claimed=")
             elif claimed is not None:
@@ -340,7 +340,7 @@ class Audit:
         elif record.kind in ("cited", UNSOURCED, ASSUMED, NOT_DERIVABLE):
             if computed is not None or effect is not None or from_source is not None:
                 raise TypeError(f"record {id!r} is {record.kind}: it is not computed here, so pass no values")
-            if (claimed is not None) != (record.claimed is ledger.AT_CALL):
+            if (claimed is not None) != (record.claimed is ledger_store.AT_CALL):
                 raise TypeError(f"record {id!r}: pass claimed= exactly where the record's claimed value is AT_CALL")
             word = record.verdict
             rule = record.cited if record.kind == "cited" else record.reason
@@ -372,9 +372,7 @@ class Audit:
         word = verdict(claimed, computed, rule, from_source=from_source, by_construction=by_construction)
         recorded = ""
         if record:
-            from . import ledger  # the ledger's modules import this one
-
-            recorded = ledger.get(record).verdict
+            recorded = ledger_store.get(record).verdict
         self.results.append(ClaimResult(source, claim, claimed, computed, rule.describe, word, note, record, recorded))
         return word
 

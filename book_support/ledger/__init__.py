@@ -42,10 +42,7 @@ Book: every chapter's sources table, the errata appendix, appendix "Every source
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..claims import (
@@ -65,6 +62,7 @@ from ..claims import (
     between,
     close,
 )
+from ..ledger_store import AT_CALL, RECORDS, Record, get, records
 
 __all__ = ["AT_CALL", "DOCUMENTS", "RECORDS", "Record", "absent", "cited", "computed", "get", "stated"]
 
@@ -72,49 +70,6 @@ DOCUMENTS = ("000", "001", "002", "003", "004", "paper")
 KINDS = ("computed", "absent", "cited", UNSOURCED, ASSUMED, NOT_DERIVABLE)
 _ID = re.compile(r"^(000|001|002|003|004|paper)-[a-z0-9]+(-[a-z0-9]+)*$")
 _TOLERANCE_RULES = ("|Δ|", ">=", "<=", "in [", "rounds to")
-
-
-class _AtCall:
-    """The claimed value is stated for sizes the page chooses: the page passes ``claimed=``."""
-
-    def __repr__(self) -> str:
-        return "AT_CALL"
-
-
-AT_CALL = _AtCall()
-
-
-@dataclass(frozen=True)
-class Record:
-    """One claim of one source, as the ledger states it (see the module docstring for the fields)."""
-
-    id: str
-    where: str
-    says: str
-    kind: str
-    verdict: str
-    true_if: str = ""
-    measure: str = ""
-    claimed: Any = None
-    rule: Rule | None = None
-    why: str = ""
-    margin: float | None = None
-    cited: str = ""
-    reason: str = ""
-    by_construction: bool = False
-    narrows: tuple[str, str] | None = None
-
-    @property
-    def document(self) -> str:
-        return self.id.split("-", 1)[0]
-
-    @property
-    def text(self) -> str:
-        """The paraphrase, with what is measured in brackets (the line an audit block prints)."""
-        return f"{self.says} ({self.measure})" if self.measure else self.says
-
-
-RECORDS: dict[str, Record] = {}
 
 
 def _add(record: Record) -> Record:
@@ -278,37 +233,6 @@ def stated(
             narrows=narrows,
         )
     )
-
-
-def get(id: str) -> Record:
-    """The record with this id; a ``KeyError`` naming the id where the ledger has none."""
-    _load()
-    if not isinstance(id, str):
-        raise TypeError(f"id must be a record id (a str such as '000-score-range'), got {type(id).__name__}")
-    try:
-        return RECORDS[id]
-    except KeyError:
-        raise KeyError(f"the ledger has no record {id!r}: state the claim in book_support/ledger first") from None
-
-
-_LOADED = False
-
-
-def _load() -> None:
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):  # doc000_s01_s04, ..., paper
-            importlib.import_module(f"{__name__}.{module}")
-        for record in RECORDS.values():
-            if record.narrows is not None and record.narrows[0] not in RECORDS:
-                raise ValueError(f"record {record.id!r} narrows {record.narrows[0]!r}, which the ledger does not have")
-
-
-def records() -> list[Record]:
-    """Every record, in the order the ledger states them (document by document)."""
-    _load()
-    return list(RECORDS.values())
 
 
 # the rules a ledger module uses, so that it needs one import

@@ -123,7 +123,7 @@ def difference_of_means_variance() -> Derivation:
         name="difference_of_means_variance",
         statement="Var(mean_A - mean_B) = (sigma_A^2 + sigma_B^2) / n over n independent seeds; "
         "standard error sqrt((sigma_A^2 + sigma_B^2) / n)",
-        reference="paper §6.2, Table 3 (single runs); book chapter 13",
+        reference="paper §6.2, Table 3 (one number per row); book chapter 13",
         steps=steps,
     )
 

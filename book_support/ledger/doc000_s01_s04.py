@@ -10,6 +10,7 @@ from book_support.claims import (
     AGREES,
     AGREES_BY_CONSTRUCTION,
     CONTRADICTED,
+    NOT_DERIVABLE,
     SUPPORTED,
     UNSOURCED,
     WRONG,
@@ -87,8 +88,9 @@ computed(
     says="the steps must run in order, so one sample of length T = 512 takes 512 times the computing time of T = 1",
     measure="cell calls, one after another, for T = 512 (one per position by construction of a recurrent "
     "layer); time not measured",
-    true_if="the time grows in proportion to T; the count shows only that the 512 steps depend on each other "
-    "(measured time grows less than 512-fold from T = 1, where fixed costs per call weigh more)",
+    true_if="the time grows in proportion to T; the count shows only that the 512 steps depend on each other. "
+    "Time is not measured: fixed costs per call, which weigh more at T = 1, could make it grow less than "
+    "512-fold",
     claimed=512,
     rule=equal(),
     by_construction=True,
@@ -104,16 +106,20 @@ computed(
     says="the cell state is updated only by element-wise products and sums, with no matrix product, so the "
     "gradient can flow back along it directly, which greatly relieves vanishing gradients",
     measure="gradient left after 100 steps along the cell-state path alone (h_(t-1) detached where it "
-    "enters each step), over the Elman network's after 100 steps, PyTorch's default initialisation",
-    true_if="the cell-state path by itself keeps far more gradient over a long distance than a plain RNN "
-    "does; its premise, dc_t/dc_(t-1) = diag(f_t) with no weight matrix, is right (sympy), but the path "
-    "multiplies the gradient by the forget gates, which start near 0.5 at default initialisation",
-    rule=at_least(10),
-    why="'greatly relieves' asks for at least an order of magnitude more gradient than the plain RNN "
-    "the sentence compares with, over the same distance; the default initialisation is the LSTM as a "
-    "library builds it, which the unconditional sentence covers. There the ratio is of order 1 (between "
-    "about 0.1 and 3 in the book's draws), so a bound of 1 would let the draw decide; with forget bias "
-    "1 it is above 1e6",
+    "enters each step), over the Elman network's after 100 steps, PyTorch's default initialisation "
+    "(forget-gate bias 0 on average)",
+    true_if="the cell-state path by itself keeps orders of magnitude more gradient over a long distance "
+    "than a plain RNN does; its premise, dc_t/dc_(t-1) = diag(f_t) with no weight matrix, is right "
+    "(sympy), but the path multiplies the gradient by the forget gates, which start near 0.5 at "
+    "PyTorch's forget bias 0. Keras builds the LSTM with forget bias 1, the value Jozefowicz et al. "
+    "(2015) recommend, and there the narrower 000-lstm-cell-forget-gate agrees: the verdict is one "
+    "of PyTorch's default",
+    rule=at_least(1e3),
+    why="'greatly relieves' a vanishing of some 25 orders of magnitude over 100 steps asks for orders "
+    "of magnitude more gradient than the plain RNN the sentence compares with, over the same "
+    "distance: at least three. The bound also stands clear of the draw: at PyTorch's forget bias 0 "
+    "the ratio ran from 0.004 to 455 over 12 draws (so a bound of 10 let the seed decide), and at "
+    "forget bias 1 it was above 1e10 in all 12; forget bias 0 is the condition of this verdict",
     verdict=WRONG,
 )
 
@@ -125,9 +131,9 @@ computed(
     measure="gradient left after 100 steps along the cell-state path alone, over the Elman network's, "
     "the smaller with forget-gate bias 1 (the common advice) and 3",
     true_if="with forget gates near 1 the cell-state path keeps far more gradient than a plain RNN",
-    rule=at_least(10),
-    why="as for the unconditional claim: 'greatly' asks for at least an order of magnitude over the "
-    "plain RNN; bias 1 is the smallest positive forget bias in common use",
+    rule=at_least(1e3),
+    why="as for the unconditional claim: 'greatly relieves' asks for at least three orders of magnitude "
+    "over the plain RNN; bias 1 is the smallest positive forget bias in common use (Keras's default)",
     narrows=("000-lstm-cell", "only where the forget gates start near 1 (bias 1 or 3), a condition the document does not state"),
     verdict=AGREES,
 )
@@ -196,7 +202,8 @@ computed(
 computed(
     "000-path-length",
     "000 §1.3",
-    says="self-attention relates any two positions with one matrix product: a path length of O(1)",
+    says="self-attention relates any two positions with one matrix product, a path length of O(1); the "
+    "sentence's last clause, that this completely solves the long-range dependency problem, is not judged here",
     measure="operations added per position to the shortest path from x_1 to the output at position T "
     "through one self-attention layer, T = 32 to 64",
     true_if="the path between two positions does not grow with the length; 'one matrix product' is loose "
@@ -207,20 +214,24 @@ computed(
     verdict=AGREES,
 )
 
-# pages: ch01, ch14 (prose), appendix_errata
-cited(
+# pages: ch01, ch14, appendix_errata
+stated(
     "000-speed-params",
     "000 §1.3",
     says="because all positions are computed at once, the Transformer trains more than 10 times as efficiently as an LSTM",
-    true_if="published training costs put an LSTM system of equal or lower quality at more than 10 times "
-    "the cost of a Transformer",
-    cited="paper Table 2 (training FLOPs estimated from time, GPUs and an assumed throughput, §6.1): "
-    "base 3.3e18, big 2.3e19, the LSTM system GNMT+RL 2.3e19 (EN-DE) and 1.4e20 (EN-FR). At equal or "
-    "better BLEU the factors are 7 (base, EN-DE: 27.3 against 24.6) and about 6 (big, EN-FR: 41.8 "
-    "against 39.92); on EN-DE the big model cost what GNMT+RL cost; only the base model on EN-FR, "
-    "which scores below GNMT+RL (38.1), is 42 times cheaper: above 10 in 1 of 4 comparisons. The "
-    "right order, not 'more than 10'; published systems, not a controlled comparison",
-    reading=CONTRADICTED,
+    true_if="the LSTM system the document means costs more than 10 times as much to train as a Transformer "
+    "of equal or better quality",
+    reason="the document names no LSTM system, and the paper's Table 2 (training FLOPs estimated from "
+    "time, GPUs and an assumed throughput, §6.1) gives factors on both sides of 10. Transformer base "
+    "3.3e18 (27.3 BLEU EN-DE, 38.1 EN-FR), big 2.3e19 (28.4, 41.8). Against the cheapest Transformer "
+    "of equal or better BLEU, single LSTM systems cost 4-7x: GNMT+RL 2.3e19 (EN-DE, 24.6) 7x the base, "
+    "1.4e20 (EN-FR, 39.92) 6x the big, Deep-Att+PosUnk 1.0e20 (EN-FR, 39.2) 4x the big; ensembles "
+    "35-55x: GNMT+RL Ensemble 1.8e20 (EN-DE, 26.30) 55x the base, 1.1e21 (EN-FR, 41.16) 48x the big, "
+    "Deep-Att+PosUnk Ensemble 8.0e20 (EN-FR, 40.4) 35x the big. Over all 8 pairs of a Transformer and "
+    "an LSTM system it matches or beats, the factor runs from 1 (big against GNMT+RL, EN-DE) to 55, "
+    "above 10 in 3, the ensembles; the base model on EN-FR scores below every LSTM system. Published "
+    "systems, not a controlled comparison",
+    verdict=NOT_DERIVABLE,
 )
 
 # pages: ch01, appendix_errata

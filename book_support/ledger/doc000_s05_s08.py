@@ -161,19 +161,36 @@ computed(
 
 
 # home: errata (also ch06)
-cited(
+computed(
     "000-two-coefficients",
     "000 §5.4.2",
-    says="so the model need not learn a map for each absolute position, only the coefficients of the offset"
-    " k, which greatly lowers the difficulty of learning; for k = 3 it 'only needs to learn' cos B and sin B"
-    " to relate any position to the one three places later",
-    cited="000 §5.4.2's own definitions, B = k / 10000^(2i/d_model) and the angle-sum formulas: cos B and"
-    " sin B are fixed by k and the pair's frequency, not parameters; paper §3.5: the encodings are"
-    " fixed, and that they let the model 'easily learn to attend by relative positions' is what the"
-    " authors 'hypothesized', not a result",
-    true_if="the coefficients were parameters the model learns, or a measurement showed that the encoding"
-    " makes relative attention easier to learn",
-    reading=CONTRADICTED,
+    says="to relate position pos to pos + k the model need not learn a map for each absolute position,"
+    " only the coefficients that depend on k: for k = 3 it 'only needs to learn' (只需学习) cos B and sin"
+    " B to relate any position to the one three places later",
+    measure="argmax over the keys j of the score PE(q) M(k)^T PE(j), whose 2 x 2 blocks hold only cos B_i"
+    " and sin B_i (B_i = k w_i), d_model = 512, a length-64 sequence, k = -1 and 3: at key q + k for"
+    " every query q with q + k in range",
+    true_if="a bilinear score whose only numbers are the cos B and sin B of each frequency pair attends"
+    " at offset k from every position; a learned W^Q W^K^T can hold such blocks (exercise"
+    " ex-ch6-direction). It would fail if the blocks shifted the other way or two positions shared an"
+    " encoding",
+    rule=holds(),
+    verdict=AGREES,
+)
+
+
+# home: ch06
+stated(
+    "000-easier-to-learn",
+    "000 §5.4.2",
+    says="that the model needs to learn only the coefficients for k greatly lowers the difficulty of learning (大幅降低学习难度)",
+    reason="the paper only 'hypothesized' that the encoding 'would allow the model to easily learn to"
+    " attend by relative positions' (§3.5) and reports no test of it; the note drops the hedge and"
+    " cites no measurement, and no page here measures how hard the task is to learn with either"
+    " encoding",
+    true_if="a measurement showed that models with sinusoidal positions learn relative attention with"
+    " less effort than models without them",
+    verdict=UNSOURCED,
 )
 
 
@@ -183,13 +200,19 @@ computed(
     "000 §5.4.2",
     says="for k = 3 the map from PE(pos) to PE(pos + 3) has two coefficients, cos B and sin B, for each"
     " frequency pair i (B = 3 / 10000^(2i/d_model) carries the pair's index)",
-    measure="most distinct magnitudes in one 2 x 2 block of the shift matrix M(3), d_model = 512",
+    measure="most distinct magnitudes in one 2 x 2 block of the shift matrix M(3), d_model = 512 (by"
+    " construction: a rotation block [[c, s], [-s, c]] has two unless |cos B| = |sin B|)",
     true_if="read per pair, as the definition of B allows, two numbers per pair; read as one pair for all"
     " frequencies it would be wrong (the page prints the number of distinct angles)",
     claimed=2,
     rule=equal(),
-    verdict=AGREES,
-    narrows=("000-two-coefficients", "the count of coefficients per frequency pair, not whether they are learned"),
+    why="structural: the count follows from the form of the rotation block, not from a measurement, so it agrees by construction",
+    by_construction=True,
+    verdict=AGREES_BY_CONSTRUCTION,
+    narrows=(
+        "000-two-coefficients",
+        "the count of coefficients per frequency pair, not whether they suffice for attention",
+    ),
 )
 
 
@@ -235,12 +258,27 @@ cited(
     "000-sinusoid-reason",
     "000 §5.4.3",
     says="the paper made the sinusoidal encoding the default because it generalises better (the two being"
-    " about equally good in its experiments)",
+    " about equally good in its experiments); judged as the paper's hedged reason, the 'may' the note"
+    " drops noted",
     cited="paper §3.5: 'We chose the sinusoidal version because it may allow the model to extrapolate to"
     " sequence lengths longer than the ones encountered during training': the reason is the paper's,"
-    " given there as a possibility ('may') that the note drops; the paper did not test it",
+    " given there as a possibility ('may') that the note drops",
     true_if="the paper's stated reason for its choice is extrapolation to longer sequences",
     reading=SUPPORTED,
+)
+
+
+# home: ch06
+stated(
+    "000-sinusoid-verified",
+    "000 §5.4.3",
+    says="the paper verified by experiment (通过实验验证) that the sinusoidal encoding generalises better",
+    reason="the paper's only comparison of the two encodings (Table 3, row E; §3.5: 'nearly identical"
+    " results') is at the training lengths; it reports no test at longer lengths, and gives"
+    " extrapolation as something the sinusoids 'may allow' (§3.5)",
+    true_if="the paper reported a measurement of the two encodings beyond the trained lengths",
+    verdict=UNSOURCED,
+    narrows=("000-sinusoid-reason", "that the paper tested the reason, not what the reason was"),
 )
 
 
@@ -254,9 +292,11 @@ computed(
     " positions 16-63 left at their random start by training in every seed (the sinusoidal rows exist"
     " at every position by their formula)",
     true_if="the learned table's rows beyond the trained lengths get nothing from training, while the"
-    " sinusoidal formula gives every position a row",
+    " sinusoidal formula gives every position a row. It holds by construction: Adam gives a row that no"
+    " input indexes a zero gradient, and the note's table has exactly L_max rows",
     rule=holds(),
-    verdict=AGREES,
+    by_construction=True,
+    verdict=AGREES_BY_CONSTRUCTION,
 )
 
 
@@ -280,10 +320,12 @@ computed(
 cited(
     "000-sinusoid-generalises-well",
     "000 §5.4.3",
-    says="sinusoidal encodings generalise well (强, strong) to sequences longer than those seen in training",
+    says="sinusoidal encodings generalise well to sequences longer than those seen in training: its"
+    " table rates them '强(可处理任意长度序列)' (strong: can handle sequences of any length)",
     cited="Press et al. 2022, Figure 1 and §2: language models with sinusoidal positions trained on L ="
     " 512 or 1024 tokens get worse perplexity as the input grows beyond L; the paper offers"
-    " extrapolation only as a hope ('may', §3.5); chapter 6's toy task illustrates it",
+    " extrapolation only as a hope ('may', §3.5); chapter 6's toy task illustrates it. Having a row"
+    " for every length (000-any-length) does not make the model good at those lengths",
     true_if="a model with sinusoidal positions kept most of its quality on sequences longer than those it was trained on",
     reading=CONTRADICTED,
 )
@@ -395,27 +437,24 @@ computed(
     "000-residual-gradient",
     "000 §6.4.2",
     says="for y = x + F(x) the gradient is dL/dy (1 + dF/dx), against dL/dy dF/dx without the residual",
-    measure="sympy: the Jacobian of x + F(x) is I + J_F",
+    measure="sympy: the Jacobian of x + F(x) is I + J_F (D = 2)",
     rule=holds(),
     verdict=AGREES,
 )
 
 
 # home: ch08
-computed(
+stated(
     "000-deep-gradient-factor",
     "000 §6.4.2",
     says="when the network is deep, |dF/dx| is usually below 1 (0.9, say), so that without residual"
     " connections the repeated products drive the gradient to almost 0",
-    measure="gradient norm at the input over that at the output of 32 plain FFN blocks (no residual),"
-    " variance-preserving initialisation (He et al. 2015), 5 seeds, from the mean of log10",
-    true_if="depth itself made each layer's factor smaller than 1. It depends on the initialisation: at"
-    " PyTorch's default the same stack loses about 20 orders of magnitude and the premise holds; at the"
-    " initialisation designed for such stacks the factor is about 1 and the gradient does not vanish",
-    rule=at_most(0.1),
-    why="the premise matters because the product over depth tends to 0; a tenth left after the stack is"
-    " the line chapter 8 draws for a vanished gradient (000-residual-vanishing), here from the other side",
-    verdict=WRONG,
+    reason="the note gives no initialisation, and the premise depends on it: at PyTorch's default"
+    " (s^2 = 1/18 per FFN block, which the library's FFN keeps) the factor is below 1 and the premise"
+    " holds; at He et al.'s variance-preserving initialisation it is about 1 and fails. 'Usually'"
+    " cannot be decided from what is given (chapter 8, Initialisation and scale)",
+    true_if="the initialisations in use made each layer's factor smaller than 1",
+    verdict=NOT_DERIVABLE,
 )
 
 
@@ -436,8 +475,7 @@ computed(
 computed(
     "000-residual-argument",
     "000 §6.4.2",
-    says="with a residual connection, dF/dx = -0.1 gives a factor 1 - 0.1 = 0.9 per layer, so the"
-    " gradient decays slowly (and +0.1 gives 1.1, which amplifies it)",
+    says="with a residual connection, dF/dx = -0.1 gives a factor 1 - 0.1 = 0.9 per layer, so the gradient decays slowly",
     measure="what a factor 1 - 0.1 per layer leaves of the gradient after 100 layers, the depth of its own example",
     true_if="a factor 0.9 per layer kept a usable gradient over the 100 layers the section discusses; the"
     " same section calls 0.9^100 'almost 0'",
@@ -445,6 +483,18 @@ computed(
     why="the bound chapter 8 uses for a gradient that has not vanished (000-residual-vanishing): a tenth"
     " left after the stack; the document itself calls 0.9^100 almost zero",
     verdict=WRONG,
+)
+
+
+# home: ch08
+computed(
+    "000-residual-amplify",
+    "000 §6.4.2",
+    says="with a residual connection, dF/dx = 0.1 gives a factor 1 + 0.1 = 1.1 per layer, which amplifies the gradient",
+    measure="what a factor 1 + 0.1 per layer makes of the gradient after 100 layers, the depth of its own example",
+    rule=at_least(1.0),
+    why="'amplifies' (放大) asks only that the gradient come out larger than it went in",
+    verdict=AGREES,
 )
 
 
@@ -479,16 +529,29 @@ cited(
 
 # home: ch08
 cited(
-    "000-post-ln-standard",
+    "000-bert-kept-order",
     "000 §6.4.3",
-    says="later work such as BERT kept this order, LayerNorm(x + F(x)), and it became the standard design of Transformer models",
+    says="later work such as BERT kept this order, LayerNorm(x + F(x))",
     cited="BERT's released code (google-research/bert, modeling.py, transformer_model): attention_output ="
     " layer_norm(attention_output + layer_input), layer_output = layer_norm(layer_output +"
-    " attention_output); GPT-1: Radford et al. 2018, Figure 1, LayerNorm after each residual sum; from"
-    " GPT-2 on it moves to the input of each sub-block (Radford et al. 2019, §2.3), as in most later models",
-    true_if="the models that followed the paper, BERT and the first GPT, normalised after each residual sum"
-    " (as 001 §4.2 says too); the note does not claim that the order stayed the standard after GPT-2",
+    " attention_output); GPT-1 too: Radford et al. 2018, Figure 1, LayerNorm after each residual sum",
     reading=SUPPORTED,
+    narrows=("000-pre-post-ln", "what later models did, not the name of the order"),
+)
+
+
+# home: ch08
+cited(
+    "000-post-ln-standard",
+    "000 §6.4.3",
+    says="this order, LayerNorm(x + F(x)), became the standard design of Transformer models",
+    cited="Radford et al. 2019 (GPT-2), §2.3: layer normalisation 'was moved to the input of each"
+    " sub-block'; most later models do the same, among them LLaMA (Touvron et al. 2023, §2.2: 'we"
+    " normalize the input of each transformer sub-layer'), which 000's own abstract names among the"
+    " Transformer's successors; BERT and GPT-1 kept the order, the later majority did not",
+    true_if="most Transformer models after the paper normalised after each residual sum; that held for"
+    " the models of 2018 (BERT, GPT-1) only",
+    reading=CONTRADICTED,
     narrows=("000-pre-post-ln", "what later models did, not the name of the order"),
 )
 
@@ -502,7 +565,7 @@ stated(
     " paper compares no placements of LayerNorm: keeping an order is not confirming it; the placements"
     " were compared later (Xiong et al. 2020), and not by BERT",
     verdict=UNSOURCED,
-    narrows=("000-post-ln-standard", "that BERT confirmed the order works, not that it kept it"),
+    narrows=("000-bert-kept-order", "that BERT confirmed the order works, not that it kept it"),
 )
 
 

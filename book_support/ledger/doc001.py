@@ -7,8 +7,17 @@ the scaled dot-product module, §6.1 the positional module); its complete model 
 helper come after §6.1, under a heading without a number ("full model").
 """
 
-from book_support.claims import AGREES, CONTRADICTED, SUPPORTED, WRONG, close, equal, holds
-from book_support.ledger import cited, computed
+from book_support.claims import (
+    AGREES,
+    AGREES_BY_CONSTRUCTION,
+    CONTRADICTED,
+    NOT_DERIVABLE,
+    SUPPORTED,
+    WRONG,
+    close,
+    holds,
+)
+from book_support.ledger import cited, computed, stated
 
 # --- §1.3: the encoder and decoder stacks -----------------------------------------------------
 
@@ -17,10 +26,10 @@ cited(
     "001-final-norm",
     "001 §1.3.2, §1.3.4",
     says=(
-        "its encoder and decoder stacks, built from the Post-LN layers of §1.1 (each sub-layer's output "
-        "is LayerNorm(x + Sublayer(x))), each end with one more, 'final' LayerNorm after the last "
-        "layer; the walk-through presents its code as the model of the 2017 paper, so it implies that "
-        "the paper's stacks end the same way"
+        "its encoder and decoder stacks, built from the Post-LN layers of §1.3.1 and §1.3.3 (as §1.1 "
+        "puts it, each sub-layer's output is LayerNorm(x + Sublayer(x))), each end with one more, "
+        "'final' LayerNorm after the last layer; the walk-through presents its code as the model of "
+        "the 2017 paper, so it implies that the paper's stacks end the same way"
     ),
     cited=(
         "paper §3.1: 'the output of each sub-layer is LayerNorm(x + Sublayer(x))', so every layer "
@@ -164,23 +173,23 @@ cited(
 )
 
 # home: errata (also ch04)
-computed(
+stated(
     "001-averaged-weights",
     "001 §2.2.3",
     says=(
         "it presents nn.MultiheadAttention as the built-in counterpart of its hand-written module; its "
         "example (batch 2, d_model 512, 8 heads, 10 positions) calls it with need_weights=True and "
-        "prints the shape of what it returns as the attention weights, which it implies are the "
-        "per-head weights its hand-written module documents, (batch, heads, seq_q, seq_k)"
+        "prints the shape of what it returns, which it calls the attention weights"
     ),
-    measure="shape of the weights nn.MultiheadAttention returns when called as the example calls it",
+    verdict=NOT_DERIVABLE,
+    reason=(
+        "the example states no shape or meaning beyond 'attention weights'; the built-in returns their "
+        "mean over heads, (2, 10, 10), unless average_attn_weights=False"
+    ),
     true_if=(
-        "the built-in, called as in the example, returns one map per head, (2, 8, 10, 10) at the "
-        "example's sizes (it returns their mean unless average_attn_weights=False)"
+        "the weights it prints are the per-head weights its hand-written module documents, (batch, "
+        "heads, seq_q, seq_k): the document does not say so, and called as in the example they are not"
     ),
-    claimed=(2, 8, 10, 10),
-    rule=equal(),
-    verdict=WRONG,
 )
 
 # --- §4: residual connections and LayerNorm -------------------------------------------------
@@ -235,10 +244,13 @@ computed(
     true_if=(
         "a sample is one token's vector x_i, its D = d_model features (the reading given to 002's "
         "'sample vector' too, and the one its own nn.LayerNorm(d_model) implements): its statistics "
-        "cover that vector and nothing else, and BatchNorm's one feature over the batch's B x T vectors"
+        "cover that vector and nothing else, and BatchNorm's one feature over the batch's B x T vectors; "
+        "read so, nn.LayerNorm(D) spans those D features by its definition (Ba et al. 2016, §3 and "
+        "§3.1: one case's hidden units, at each time step), so the check reads it back: by construction"
     ),
     rule=holds(),
-    verdict=AGREES,
+    by_construction=True,
+    verdict=AGREES_BY_CONSTRUCTION,
 )
 
 # home: errata (also ch08)
@@ -246,16 +258,21 @@ cited(
     "001-ln-placement",
     "001 §4.2",
     says=(
-        "LayerNorm is a core part of Transformer models such as BERT and GPT, where it usually "
-        "normalises after the self-attention and after the feed-forward network, to keep the numbers stable"
+        "LayerNorm is a core part of Transformer models such as BERT and GPT (judged for BERT and "
+        "GPT-1), where it usually normalises after the self-attention and after the feed-forward "
+        "network, to keep the numbers stable"
     ),
     cited=(
         "BERT: Devlin et al. 2019, §3, build on the original Transformer, whose LayerNorm follows each "
-        "residual sum (paper §3.1); GPT: Radford et al. 2018, Figure 1, LayerNorm after each residual "
-        "sum; from GPT-2 on it moves to the input of each sub-block (Radford et al. 2019, §2.3)"
+        "residual sum (paper §3.1); GPT-1: Radford et al. 2018, Figure 1, LayerNorm after each "
+        "residual sum"
     ),
     reading=SUPPORTED,
-    true_if="BERT and GPT (the first GPT) put LayerNorm after each sub-layer's residual sum",
+    true_if=(
+        "BERT and GPT-1 put LayerNorm after each sub-layer's residual sum; the unversioned 'GPT' needs "
+        "that qualifier (the pages' note): from GPT-2 on it moves to each sub-block's input (Radford "
+        "et al. 2019, §2.3)"
+    ),
 )
 
 # --- §5, §6 and the full model --------------------------------------------------------------
@@ -265,15 +282,27 @@ computed(
     "001-pe-parity",
     "001 §6.1",
     says=(
-        "its module's docstring: 'even positions' use the sine, PE(pos, 2i), and 'odd positions' the "
-        "cosine, PE(pos, 2i+1), where 'position' is also its word for pos"
+        "its module's docstring: the sine gives PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and the "
+        "cosine PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), which it calls 'even positions' and "
+        "'odd positions' (where pos is the position)"
     ),
-    measure="dimension 0, of frequency 1, of the paper's table, which its code builds: cos(pos) at positions 1, 3, ..., 9?",
+    measure=(
+        "largest |table - formula| over 50 positions and d_model = 8: the table its __init__ lines build "
+        "(in float64) against its docstring's two formulas, entry by entry"
+    ),
     true_if=(
-        "the parity of the position pos chooses between sine and cosine; its formulas are right: the parity of the dimension does"
+        "the module builds the docstring's formulas: sine in dimension 2i, cosine in 2i+1; the parity "
+        "is the dimension's, so the words 'even/odd positions' misname it (a caveat, as 000-permutation's "
+        "'invariant' for equivariance: the name is wrong, the formula beside it right)"
     ),
-    rule=holds(),
-    verdict=WRONG,
+    claimed=0.0,
+    rule=close(abs=1e-12),
+    why=(
+        "the code's exp(-2i ln(10000) / d_model) and the formula's 10000^(-2i/d_model) differ by float64 "
+        "rounding, times pos < 50: far below 1e-12; a wrong frequency or a swapped sin/cos moves an "
+        "entry by order 1"
+    ),
+    verdict=AGREES,
 )
 
 # home: errata (also ch06)

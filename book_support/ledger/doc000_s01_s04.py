@@ -300,17 +300,18 @@ computed(
     "000-score-range",
     "000 §2.2.2",
     says="when d_k is large, for example 512, the variance of a score grows to 512 and the unscaled "
-    "scores may range over about [-100, 100]",
+    "scores may reach [-100, 100] (可能达到)",
     measure="median, over 200 draws, of the largest |score| in the whole 64 x 64 score matrix of a "
     "64-token sentence, unit-variance components, d_k = 512",
-    true_if="the scores of a sentence's score matrix reach about 100. The largest score depends on how "
+    true_if="the scores of a sentence's score matrix can reach the order of 100. The largest score depends on how "
     "many scores there are; for independent scores its median stays within the rule from 8 tokens (64 "
     "scores, about 58) to 4096 tokens (about 124), so the verdict does not depend on the length chosen",
     claimed=100,
     rule=between(50, 200),
-    why="'may reach' and 'about' allow the extreme to fall short of 100 or pass it; a factor of 2 either "
-    "way keeps the range 'about [-100, 100]' and no less than [-50, 50], where e^-50 against e^50 still "
-    "saturates the softmax as the document's next sentence says",
+    why="'may reach' (the document's only hedge) names a possible extreme, not a typical value, so it "
+    "allows the extreme to fall short of 100 or pass it; a factor of 2 either way keeps the range no less "
+    "than [-50, 50], where e^-50 against e^50 still saturates the softmax as the document's next sentence "
+    "says",
     verdict=AGREES,
 )
 

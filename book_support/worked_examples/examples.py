@@ -138,6 +138,7 @@ class Printed000:
     target_probabilities: tuple[str, ...] = ("0.94", "0.92", "0.93", "0.95")  # every other entry of a row: 0.01
     mask_example_scores: tuple[str, ...] = ("1.2 0.8 0.5 0.3", "0.9 1.5 0.7 0.4", "0.6 0.9 1.8 0.6", "0.4 0.7 1.2 2.0")
     mask_example_weights: tuple[str, ...] = ("1.0", "0.3 0.7", "0.1 0.2 0.7", "0.05 0.1 0.25 0.6")
+    attention_example_weights: str = "0.6 0.1 0.2 0.1"  # §2.1: the weights of its attention example
     # §9.2.1: (setting, LSTM BLEU, Transformer BLEU) for four learning rates and four dropout rates
     sensitivity: tuple[tuple[str, float, float], ...] = (
         ("lr 1e-5", 23.1, 25.8), ("lr 5e-5", 24.2, 27.5), ("lr 1e-4", 24.1, 28.2), ("lr 5e-4", 22.5, 27.1),

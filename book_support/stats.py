@@ -11,6 +11,15 @@ standard deviation (n − 1 in the denominator). It assumes the per-seed values
 are independent draws from one normal distribution; with 3 to 5 seeds it is
 wide, which is the point: it says how little a few runs can tell apart.
 
+A quantity with a range (an accuracy in [0, 1], a difference of two accuracies
+in [-1, 1], a KL divergence in [0, inf)) passes ``bounds=``: the t-interval is
+intersected with the range. The true mean lies in the range, so the
+intersection covers it whenever the t-interval does (same confidence), and the
+page never prints an exact-match interval that reaches 1.03. A cut interval
+prints as ``mean [low, high]`` (no ± : it is no longer symmetric) and says
+where it was cut. Printed ends round outward (low down, high up), so a printed
+interval always contains the computed one.
+
 No SciPy: the t quantile is mpmath's regularised incomplete beta function,
 inverted by mpmath's root finder (:func:`t_quantile`); it agrees with published
 tables to the digits they print (tested).
@@ -29,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from book_support.notebook import rounded_down, rounded_up
 from transformer_lib._checks import check_float, check_int, check_positive_int
 
 __all__ = [
@@ -82,8 +92,10 @@ class SeedSummary:
     Attributes:
         seeds: the seeds, in order. values: one value per seed.
         mean, std: the sample mean and standard deviation (n - 1).
-        low, high: the Student-t interval for the mean at ``level``.
+        low, high: the Student-t interval for the mean at ``level``, intersected with ``bounds``.
         level: the interval's confidence level (0.95 by default).
+        bounds: the range of the quantity, ``(lo, hi)`` (either may be infinite), or None.
+        cut: which ends of the t-interval the range cut: "" (none), "low", "high" or "both".
     """
 
     seeds: tuple[int, ...]
@@ -93,6 +105,8 @@ class SeedSummary:
     low: float
     high: float
     level: float
+    bounds: tuple[float, float] | None = None
+    cut: str = ""
 
     @property
     def n(self) -> int:
@@ -100,23 +114,61 @@ class SeedSummary:
 
     @property
     def half_width(self) -> float:
+        """Half the interval's width; for a cut interval, the larger distance from the mean to an end."""
+        if self.cut:
+            return max(self.mean - self.low, self.high - self.mean)
         return (self.high - self.low) / 2.0
 
     def excludes(self, value: float = 0.0) -> bool:
         """True when ``value`` lies outside the interval (e.g. a difference of 0: "A and B differ")."""
         return value < self.low or value > self.high
 
+    def interval(self, digits: int = 3) -> str:
+        """``[low, high]`` with ``low`` rounded down and ``high`` rounded up to ``digits`` decimals."""
+        return f"[{_fixed(rounded_down(self.low, digits), digits)}, {_fixed(rounded_up(self.high, digits), digits)}]"
+
+    def short(self, digits: int = 3) -> str:
+        """``mean ± half-width`` (the half-width rounded up), or ``mean [low, high]`` for a cut interval."""
+        if self.cut:
+            return f"{_fixed(round(self.mean, digits), digits)} {self.interval(digits)}"
+        return f"{_fixed(round(self.mean, digits), digits)} ± {_fixed(rounded_up(self.half_width, digits), digits)}"
+
     def format(self, digits: int = 3) -> str:
-        """``mean ± half-width [low, high] (n = 5)``, rounded to ``digits`` decimals."""
+        """``mean ± half-width (95 % CI [low, high], n = 5)``; ends rounded outward to ``digits`` decimals.
 
-        def r(x: float) -> str:
-            return f"{round(x, digits) + 0.0:.{digits}f}"
-
+        A cut interval prints ``mean (95 % CI [low, high], n = 3, cut at 1)``.
+        """
         pct = f"{100 * self.level:g}"
-        return f"{r(self.mean)} ± {r(self.half_width)} ({pct} % CI [{r(self.low)}, {r(self.high)}], n = {self.n})"
+        mean = _fixed(round(self.mean, digits), digits)
+        if self.cut:
+            assert self.bounds is not None
+            ends = {"low": [self.bounds[0]], "high": [self.bounds[1]], "both": list(self.bounds)}[self.cut]
+            at = " and ".join(f"{e:g}" for e in ends)
+            return f"{mean} ({pct} % CI {self.interval(digits)}, n = {self.n}, cut at {at})"
+        half = _fixed(rounded_up(self.half_width, digits), digits)
+        return f"{mean} ± {half} ({pct} % CI {self.interval(digits)}, n = {self.n})"
 
     def __str__(self) -> str:
         return self.format()
+
+
+def _fixed(x: float, digits: int) -> str:
+    return f"{x + 0.0:.{digits}f}"
+
+
+def _checked_bounds(bounds: object, values: Sequence[float]) -> tuple[float, float]:
+    if not isinstance(bounds, tuple) or len(bounds) != 2:
+        raise TypeError(f"bounds must be a pair (lo, hi) of real numbers, got {bounds!r}")
+    lo, hi = bounds
+    for name, b in (("bounds[0]", lo), ("bounds[1]", hi)):
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or math.isnan(b):
+            raise TypeError(f"{name} must be a real number (inf allowed), got {b!r}")
+    if not lo < hi:
+        raise ValueError(f"bounds must satisfy lo < hi, got {bounds!r}")
+    for i, v in enumerate(values):
+        if not lo <= v <= hi:
+            raise ValueError(f"values[{i}] must lie in bounds {bounds!r}, got {v!r}")
+    return float(lo), float(hi)
 
 
 def _finite_floats(name: str, values: object, minimum: int = 0) -> list[float]:
@@ -140,8 +192,17 @@ def _finite_floats(name: str, values: object, minimum: int = 0) -> list[float]:
     return out
 
 
-def summarize(values: Sequence[float], seeds: Sequence[int] | None = None, level: float = 0.95) -> SeedSummary:
-    """Mean, standard deviation and t-interval of per-seed ``values`` (at least 2)."""
+def summarize(
+    values: Sequence[float],
+    seeds: Sequence[int] | None = None,
+    level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> SeedSummary:
+    """Mean, standard deviation and t-interval of per-seed ``values`` (at least 2).
+
+    ``bounds=(lo, hi)``: the quantity's range; the interval is intersected with it (see the module's text).
+    """
     vals = _finite_floats("values", values)
     if len(vals) < 2:
         raise ValueError(f"values must hold at least 2 runs to estimate a spread, got {len(vals)}")
@@ -153,10 +214,21 @@ def summarize(values: Sequence[float], seeds: Sequence[int] | None = None, level
     mean = math.fsum(vals) / n
     std = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (n - 1))
     half = t_quantile((1.0 + level) / 2.0, n - 1) * std / math.sqrt(n)
-    return SeedSummary(seeds, tuple(vals), mean, std, mean - half, mean + half, level)
+    low, high = mean - half, mean + half
+    if bounds is None:
+        return SeedSummary(seeds, tuple(vals), mean, std, low, high, level)
+    lo, hi = _checked_bounds(bounds, vals)
+    cut = {(True, True): "both", (True, False): "low", (False, True): "high", (False, False): ""}[(low < lo, high > hi)]
+    return SeedSummary(seeds, tuple(vals), mean, std, max(low, lo), min(high, hi), level, (lo, hi), cut)
 
 
-def over_seeds(run: Callable[[int], float], seeds: Sequence[int] | int = 5, level: float = 0.95) -> SeedSummary:
+def over_seeds(
+    run: Callable[[int], float],
+    seeds: Sequence[int] | int = 5,
+    level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> SeedSummary:
     """Run ``run(seed)`` once per seed and summarise the returned numbers.
 
     Args:
@@ -181,15 +253,22 @@ def over_seeds(run: Callable[[int], float], seeds: Sequence[int] | int = 5, leve
     chosen = tuple(seeds)
     for s in chosen:
         check_int("seeds[i]", s)
-    return summarize([run(seed) for seed in chosen], chosen, level)
+    return summarize([run(seed) for seed in chosen], chosen, level, bounds=bounds)
 
 
-def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequence[float], level: float = 0.95) -> SeedSummary:
+def paired_difference(
+    a: SeedSummary | Sequence[float],
+    b: SeedSummary | Sequence[float],
+    level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> SeedSummary:
     """The per-seed differences a - b of two variants run on the same seeds, summarised.
 
     Pairing removes what the two runs of one seed share (initialisation, batch
     order); its interval is usually much narrower than that of two independent
     means. ``paired_difference(a, b).excludes(0)``: the data tell the variants apart.
+    ``bounds``: the range of the difference (``(-1, 1)`` for two accuracies).
     """
     seeds_a = a.seeds if isinstance(a, SeedSummary) else None
     seeds_b = b.seeds if isinstance(b, SeedSummary) else None
@@ -199,7 +278,7 @@ def paired_difference(a: SeedSummary | Sequence[float], b: SeedSummary | Sequenc
         raise ValueError(f"a and b must hold one value per seed each, got {len(va)} and {len(vb)} values")
     if seeds_a is not None and seeds_b is not None and seeds_a != seeds_b:
         raise ValueError(f"a and b must come from the same seeds to be paired, got {seeds_a} and {seeds_b}")
-    return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level)
+    return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level, bounds=bounds)
 
 
 # --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (ch-ablations) ---

@@ -50,7 +50,7 @@ def test_summary_of_known_values():
     assert s.std == pytest.approx(math.sqrt(2.5))
     half = 2.776445 * math.sqrt(2.5) / math.sqrt(5)
     assert (s.low, s.high) == pytest.approx((3 - half, 3 + half), abs=1e-5)
-    assert s.format(2) == "3.00 ± 1.96 (95 % CI [1.04, 4.96], n = 5)"
+    assert s.format(2) == "3.00 ± 1.97 (95 % CI [1.03, 4.97], n = 5)"  # half-width 1.963: ends round outward
     assert s.excludes(0.0) and not s.excludes(3.5)
 
 
@@ -86,3 +86,40 @@ def test_bad_input_is_named():
         stats.over_seeds(3.0)
     with pytest.raises(ValueError, match="level must be"):
         stats.summarize([1, 2], level=1.0)
+
+
+def test_an_interval_with_bounds_stays_in_the_range():
+    """Chapter 10's exact match over 3 seeds: the t-interval reaches 1.028, above any exact match."""
+    em = [0.975, 0.9235, 0.8995]
+    free = stats.summarize(em)
+    assert free.high > 1.0 and free.cut == ""
+    cut = stats.summarize(em, bounds=(0.0, 1.0))
+    assert (cut.low, cut.high, cut.cut) == (free.low, 1.0, "high")
+    assert cut.format() == "0.933 (95 % CI [0.836, 1.000], n = 3, cut at 1)"
+    assert cut.short() == "0.933 [0.836, 1.000]"
+    kl = stats.summarize([0.0308, 0.0176, 0.0586], bounds=(0.0, math.inf))
+    assert kl.low == 0.0 and kl.cut == "low" and "cut at 0" in kl.format(4)
+    inside = stats.summarize([0.5, 0.6, 0.55], bounds=(0.0, 1.0))
+    assert inside.cut == "" and (inside.low, inside.high) == (
+        stats.summarize([0.5, 0.6, 0.55]).low,
+        stats.summarize([0.5, 0.6, 0.55]).high,
+    )
+    assert stats.paired_difference([0.9, 1.0, 0.95], [0.0, 0.02, 0.5], bounds=(-1.0, 1.0)).high == 1.0
+    assert stats.over_seeds(lambda s: 0.99 + 0.005 * s, seeds=3, bounds=(0.0, 1.0)).high == 1.0
+
+
+def test_printed_interval_ends_round_outward():
+    """The printed interval contains the computed one: 0.8995 prints as a lower end of 0.899, not 0.900."""
+    s = stats.summarize([0.1, 0.2, 0.35])
+    assert (s.low, s.high) == pytest.approx((-0.0959, 0.5292), abs=1e-4)
+    assert s.interval(3) == "[-0.096, 0.530]" and s.interval(2) == "[-0.10, 0.53]"
+    assert s.short(2) == "0.22 ± 0.32"  # half-width 0.3127 rounded up
+
+
+def test_bounds_are_checked():
+    with pytest.raises(ValueError, match=r"values\[1\] must lie in bounds"):
+        stats.summarize([0.5, 1.2], bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="lo < hi"):
+        stats.summarize([0.5, 0.6], bounds=(1.0, 0.0))
+    with pytest.raises(TypeError, match="bounds must be a pair"):
+        stats.summarize([0.5, 0.6], bounds=[0.0, 1.0])

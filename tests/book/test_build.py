@@ -133,3 +133,48 @@ def test_the_claims_appendix_check_can_fail(tmp_path, monkeypatch):
     (tmp_path / "appendix_claims.md").write_text(ledger_index.render().replace("Verdict: *", "Verdict: *not ", 1))
     assert ledger_index.main(["--check"]) == 1
     assert ledger_index.main([]) == 0 and ledger_index.main(["--check"]) == 0
+
+
+def test_the_introductions_counts_are_what_the_pages_give():
+    """book/intro.md's promises (compared cells, sympy coverage, models) carry counts from tools/book_counts.py."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import book_counts
+
+    assert book_counts.main(["--check"]) == 0, "book/intro.md is stale: run python tools/book_counts.py"
+
+
+def test_the_introductions_count_check_can_fail(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import book_counts
+
+    current = book_counts.render()
+    monkeypatch.setattr(book_counts, "PAGE", tmp_path / "intro.md")
+    (tmp_path / "intro.md").write_text(current.replace("code cells", "cells", 1))
+    assert book_counts.main(["--check"]) == 1
+    assert book_counts.main([]) == 0 and book_counts.main(["--check"]) == 0
+
+
+def test_every_theorem_says_what_sympy_checks_of_it():
+    """Each theorem on a page has one entry in derivations.theorems, naming derivations that exist; no stale entry."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import book_counts
+
+    from book_support.derivations.core import _REGISTRY
+    from book_support.derivations.theorems import THEOREMS
+
+    labels = [entry.label for entry in THEOREMS]
+    assert len(labels) == len(set(labels)), "a theorem has two entries"
+    assert set(labels) == set(book_counts.theorem_labels()), "pages and derivations.theorems disagree"
+    missing = [(entry.label, b) for entry in THEOREMS for b in entry.builders if b not in _REGISTRY]
+    assert not missing, missing
+
+
+def test_a_theorem_entry_must_say_what_the_written_proof_carries():
+    from book_support.derivations.theorems import TheoremCheck
+
+    with pytest.raises(ValueError, match="note"):
+        TheoremCheck("thm-x", ("attention_convexity",), "part")
+    with pytest.raises(ValueError, match="if and only if"):
+        TheoremCheck("thm-x", (), "statement")
+    with pytest.raises(ValueError, match="covers must be"):
+        TheoremCheck("thm-x", ("attention_convexity",), "all of it")

@@ -34,7 +34,7 @@ Book: ch-scaling, ch-positions, ch-residual-norm and ch-numbers (and every chapt
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +45,10 @@ __all__ = [
     "SeedSummary",
     "expected_max",
     "factorial_effects",
+    "over_runs",
     "over_seeds",
     "paired_difference",
+    "paired_runs",
     "standard_error_of_difference",
     "summarize",
     "t_quantile",
@@ -279,6 +281,49 @@ def paired_difference(
     if seeds_a is not None and seeds_b is not None and seeds_a != seeds_b:
         raise ValueError(f"a and b must come from the same seeds to be paired, got {seeds_a} and {seeds_b}")
     return summarize([x - y for x, y in zip(va, vb, strict=True)], seeds_a or seeds_b, level, bounds=bounds)
+
+
+def over_runs(
+    runs: Mapping[int, Any],
+    value: Callable[[Any], float],
+    level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> SeedSummary:
+    """Summarise ``value(run)`` over the runs of ``tl.train_seeds`` (``{seed: SeedRun}``), keeping their seeds.
+
+    Example::
+
+        runs = tl.train_seeds(build, seeds=range(5), steps=300, eval_fn=score)
+        em = bk.stats.over_runs(runs, lambda run: run.history.evals[-1]["exact_match"], bounds=(0, 1))
+    """
+    if not isinstance(runs, Mapping) or not runs:
+        raise TypeError(f"runs must be the non-empty dict {{seed: run}} that tl.train_seeds returns, got {runs!r}")
+    if not callable(value):
+        raise TypeError(f"value must be a function of one run returning a number, got {type(value).__name__}")
+    return summarize([value(run) for run in runs.values()], list(runs), level, bounds=bounds)
+
+
+def paired_runs(
+    a: Mapping[int, Any],
+    b: Mapping[int, Any],
+    value: Callable[[Any], float],
+    level: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> SeedSummary:
+    """``value(a[seed]) - value(b[seed])`` over the seeds two ``tl.train_seeds`` calls share, summarised.
+
+    The two recipes must have been run on the same seeds (same order not required): pairing compares each
+    seed with itself. ``bounds`` is the range of the difference (``(-1, 1)`` for two accuracies).
+    """
+    for name, runs in (("a", a), ("b", b)):
+        if not isinstance(runs, Mapping) or not runs:
+            raise TypeError(f"{name} must be the non-empty dict {{seed: run}} that tl.train_seeds returns, got {runs!r}")
+    if set(a) != set(b):
+        raise ValueError(f"a and b must come from the same seeds to be paired, got {sorted(a)} and {sorted(b)}")
+    seeds = list(a)
+    return summarize([value(a[s]) - value(b[s]) for s in seeds], seeds, level, bounds=bounds)
 
 
 # --- ablation studies: seed noise, 2 x 2 factorial effects, the expected best of n runs (ch-ablations) ---

@@ -611,3 +611,60 @@ def test_a_token_loss_must_sum_and_skip_the_padding_the_count_skips():
         tl.lm_loss(loss_fn=wrong_padding)(lm, (tokens[:, :-1], tokens[:, 1:]))
     with pytest.raises(ValueError, match=r"loss_fn applies to token-prediction models"):
         tl.default_batch_loss(tl.EncoderOnlyLM(model.config), loss_fn=wrong_padding)
+
+
+def _seed_build(seed, generator):
+    """A run whose weights, dropout and batch order all depend on the seed (the batches via the generator)."""
+    V = len(TASK.vocab)
+    config = tl.TransformerConfig.tiny(src_vocab_size=V, tgt_vocab_size=V, d_model=32, d_ff=64, max_len=8, dropout=0.1)
+    model = tl.Transformer(config)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    examples = TASK.examples(200, seed=3)
+
+    def batches(step):
+        picks = torch.randint(len(examples), (16,), generator=generator).tolist()
+        return tl.collate([examples[i] for i in picks], vocab_size=V)
+
+    return {"model": model, "optimizer": optimizer, "batches": batches, "scheduler": tl.noam_scheduler(optimizer, 32, warmup=4)}
+
+
+def test_train_seeds_equals_separate_train_calls_bit_for_bit():
+    held_out = TASK.examples(20, split="held_out")
+    runs = tl.train_seeds(_seed_build, seeds=[3, 1], steps=5, eval_fn=lambda m: tl.evaluate(m, held_out), progress=False)
+    assert list(runs) == [3, 1] and all(run.seed == seed for seed, run in runs.items())
+    for seed in (1, 3):  # the other order: each seed's run owes nothing to the run before it
+        generator = tl.set_seed(seed)
+        alone = _seed_build(seed, generator)
+        history = tl.train(
+            alone["model"],
+            alone["optimizer"],
+            alone["batches"],
+            5,
+            scheduler=alone["scheduler"],
+            generator=generator,
+            eval_fn=lambda m: tl.evaluate(m, held_out),
+            progress=False,
+        )
+        assert runs[seed].history == history
+        for a, b in zip(runs[seed].model.parameters(), alone["model"].parameters(), strict=True):
+            assert torch.equal(a, b)
+    assert runs[1].history.losses != runs[3].history.losses  # the seeds differ
+
+
+def test_train_seeds_bad_input():
+    with pytest.raises(TypeError, match="build must be a function"):
+        tl.train_seeds(3, seeds=[0], steps=1)
+    with pytest.raises(ValueError, match="seeds must be distinct"):
+        tl.train_seeds(_seed_build, seeds=[0, 0], steps=1)
+    with pytest.raises(ValueError, match="at least one seed"):
+        tl.train_seeds(_seed_build, seeds=[], steps=1)
+    with pytest.raises(ValueError, match=r"seeds\[1\] must be"):
+        tl.train_seeds(_seed_build, seeds=[0, -1], steps=1)
+    with pytest.raises(TypeError, match="passes on only"):
+        tl.train_seeds(_seed_build, seeds=[0], steps=1, checkpoint_dir="x")
+    with pytest.raises(ValueError, match=r"missing \['batches'\]"):
+        tl.train_seeds(lambda s, g: {"model": 1, "optimizer": 2}, seeds=[0], steps=1)
+    with pytest.raises(ValueError, match="given both"):
+        tl.train_seeds(_seed_build, seeds=[0], steps=1, scheduler=None)
+    with pytest.raises(TypeError, match="must return a dict"):
+        tl.train_seeds(lambda s, g: (1, 2, 3), seeds=[0], steps=1)

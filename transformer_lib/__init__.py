@@ -82,7 +82,7 @@ from .rnn import (
 )
 from .schedule import noam_lr, noam_scheduler
 from .tasks import make_task
-from .training import TrainHistory, train
+from .training import SeedRun, TrainHistory, train, train_seeds
 from .utils import portable_numerics, set_seed
 from .variants import (
     DecoderOnlyLM,
@@ -117,6 +117,7 @@ __all__ = [
     "PositionwiseFeedForward",
     "RNNSeq2Seq",
     "RecurrentLayer",
+    "SeedRun",
     "SinusoidalPositionalEncoding",
     "SpeechTransformer",
     "TokenEmbedding",
@@ -178,6 +179,7 @@ __all__ = [
     "to_key_padding_mask",
     "to_torch_attn_mask",
     "train",
+    "train_seeds",
     "training",
     "utils",
     "variants",

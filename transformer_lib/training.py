@@ -35,6 +35,7 @@ from .checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .data import Batch
 from .losses import BatchLoss, default_batch_loss
 from .model import model_device, unwrap
+from .utils import set_seed
 
 # --- history -------------------------------------------------------------------
 
@@ -430,4 +431,112 @@ def train(
     return history
 
 
-__all__ = ["TrainHistory", "train"]
+# --- several seeds ----------------------------------------------------------------
+
+_RUN_KEYS = ("model", "optimizer", "batches")
+_TRAIN_KEYWORDS = (
+    "batch_loss",
+    "scheduler",
+    "clip_grad_norm",
+    "eval_fn",
+    "eval_every",
+    "progress",
+    "device",
+    "run_info",
+)
+
+
+@dataclass
+class SeedRun:
+    """One seed's run from :func:`train_seeds`: the seed, the trained model and its :class:`TrainHistory`.
+
+    Examples:
+        >>> run = tl.SeedRun(seed=0, model=torch.nn.Linear(2, 2), history=tl.TrainHistory(steps=[1], losses=[0.5]))
+        >>> run.seed, run.history.losses[-1]
+        (0, 0.5)
+    """
+
+    seed: int
+    model: nn.Module
+    history: TrainHistory
+
+
+def train_seeds(
+    build: Callable[[int, torch.Generator], Mapping[str, Any]],
+    seeds: Iterable[int],
+    steps: int,
+    **train_keywords: Any,
+) -> dict[int, SeedRun]:
+    """Train one recipe from several seeds, one after another; ``{seed: SeedRun}`` in the order given.
+
+    For each seed: ``generator = set_seed(seed)`` (Python's, NumPy's and torch's global generators, and a
+    fresh ``torch.Generator`` for this seed alone), then ``build(seed, generator)`` returns the run as a
+    dict: ``model``, ``optimizer``, ``batches`` (required) and any keyword of :func:`train` that differs
+    between seeds (``scheduler`` usually, since it holds the optimizer). Keywords common to every seed are
+    passed here (``batch_loss=``, ``eval_fn=``, ...). Each run is exactly the :func:`train` call it
+    stands for, with ``generator`` passed on: its results equal a separate ``set_seed(seed)``, build,
+    ``train`` bit for bit (tested). Seeds are not batched together: on a CPU that is not faster (the book's
+    chapter 10 measures why), and each seed keeps its own batch order.
+
+    Pair two recipes by giving them the same seeds: ``book_support.stats.paired_runs`` (the book's
+    apparatus) compares them seed by seed.
+
+    Args:
+        build: ``build(seed, generator) -> {"model": ..., "optimizer": ..., "batches": ..., ...}``; the
+            batches should draw from ``generator`` (or from the seed), so that each seed has its own order.
+        seeds: distinct ints in [0, 2**32 - 1], at least one.
+        steps: updates per seed.
+        train_keywords: passed to every :func:`train` call; ``checkpoint_dir``, ``resume`` and ``generator``
+            are per run and not accepted here.
+
+    Book: ch-training.
+
+    Examples:
+        >>> task = tl.make_task("copy", n_symbols=5)
+        >>> config = tl.TransformerConfig.tiny(src_vocab_size=len(task.vocab), tgt_vocab_size=len(task.vocab))
+        >>> def build(seed, generator):
+        ...     model = tl.Transformer(config)
+        ...     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        ...     return {"model": model, "optimizer": optimizer, "batches": task.batches(200, seed=seed)}
+        >>> runs = tl.train_seeds(build, seeds=[0, 1], steps=2, progress=False)
+        >>> list(runs), [len(run.history.losses) for run in runs.values()]
+        ([0, 1], [2, 2])
+    """
+    if not callable(build):
+        raise TypeError(f"build must be a function (seed, generator) -> dict of the run, got {type(build).__name__}")
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds must be an iterable of ints, got {type(seeds).__name__}")
+    chosen = list(seeds)
+    for i, seed in enumerate(chosen):
+        check_nonnegative_int(f"seeds[{i}]", seed)
+    if not chosen:
+        raise ValueError("seeds must hold at least one seed, got none")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"seeds must be distinct (a repeated seed repeats its run exactly), got {chosen}")
+    check_nonnegative_int("steps", steps)
+    unknown = sorted(set(train_keywords) - set(_TRAIN_KEYWORDS))
+    if unknown:
+        raise TypeError(f"train_seeds got keywords {unknown}; it passes on only {list(_TRAIN_KEYWORDS)}")
+    runs: dict[int, SeedRun] = {}
+    for seed in chosen:
+        generator = set_seed(seed)
+        run = build(seed, generator)
+        if not isinstance(run, Mapping):
+            raise TypeError(f"build({seed}, generator) must return a dict with {list(_RUN_KEYS)}, got {type(run).__name__}")
+        missing = [key for key in _RUN_KEYS if key not in run]
+        extra = sorted(set(run) - set(_RUN_KEYS) - set(_TRAIN_KEYWORDS))
+        if missing or extra:
+            raise ValueError(
+                f"build({seed}, generator) must return {list(_RUN_KEYS)} and keywords of tl.train;"
+                f" missing {missing}, unknown {extra}"
+            )
+        twice = sorted(set(run) & set(train_keywords))
+        if twice:
+            raise ValueError(f"{twice} given both by build({seed}, generator) and to train_seeds: give each once")
+        keywords = {**train_keywords, **{k: v for k, v in run.items() if k not in _RUN_KEYS}}
+        history = train(run["model"], run["optimizer"], run["batches"], steps, generator=generator, **keywords)
+        runs[seed] = SeedRun(seed, run["model"], history)
+    return runs
+
+
+__all__ = ["SeedRun", "TrainHistory", "train", "train_seeds"]

@@ -123,3 +123,18 @@ def test_bounds_are_checked():
         stats.summarize([0.5, 0.6], bounds=(1.0, 0.0))
     with pytest.raises(TypeError, match="bounds must be a pair"):
         stats.summarize([0.5, 0.6], bounds=[0.0, 1.0])
+
+
+def test_runs_of_train_seeds_are_summarised_and_paired_by_seed():
+    from types import SimpleNamespace
+
+    a = {3: SimpleNamespace(score=0.9), 1: SimpleNamespace(score=0.7), 2: SimpleNamespace(score=0.8)}
+    b = {1: SimpleNamespace(score=0.6), 2: SimpleNamespace(score=0.75), 3: SimpleNamespace(score=0.5)}
+    s = stats.over_runs(a, lambda run: run.score, bounds=(0.0, 1.0))
+    assert s.seeds == (3, 1, 2) and s.values == (0.9, 0.7, 0.8)
+    d = stats.paired_runs(a, b, lambda run: run.score)
+    assert d.seeds == (3, 1, 2) and d.values == pytest.approx((0.4, 0.1, 0.05))  # seed by seed, not position
+    with pytest.raises(ValueError, match="same seeds"):
+        stats.paired_runs(a, {1: b[1]}, lambda run: run.score)
+    with pytest.raises(TypeError, match=r"tl\.train_seeds returns"):
+        stats.over_runs([0.9], lambda run: run)

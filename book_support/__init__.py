@@ -4,7 +4,8 @@
 chapters need besides the model and never goes into it: the notebook helpers (``deterministic``,
 ``glue``, ``format_table``, ``rounded``, ``cpu_seconds``, ``source``, ``dispatched_ops``), the audits
 of the sources (:mod:`.claims`), seed statistics (:mod:`.stats`), measurements of autograd graphs
-(:mod:`.graphs`), the book's figure style (:mod:`.plotting`), the sympy-checked derivations
+(:mod:`.graphs`), a training step's peak memory as the operating system measures it (:mod:`.memory`),
+the book's figure style (:mod:`.plotting`), the sympy-checked derivations
 (:mod:`.derivations`) and the sources' worked examples recomputed (:mod:`.worked_examples`).
 
 A chapter imports both::
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claims, derivations, graphs, ledger, notebook, stats, worked_examples
+from . import claims, derivations, graphs, ledger, memory, notebook, stats, worked_examples
 from .graphs import cell_state_gradient_norms, graph_depth, graph_path_lengths, state_gradient_norms
 from .notebook import cpu_seconds, deterministic, dispatched_ops, format_table, glue, rounded, rounded_down, rounded_up, source
 
@@ -55,6 +56,7 @@ __all__ = [
     "graph_path_lengths",
     "graphs",
     "ledger",
+    "memory",
     "notebook",
     "rounded",
     "rounded_down",

@@ -1,0 +1,42 @@
+"""bk.memory: the peak resident memory of a training step, measured in a fresh process (Linux only)."""
+
+import sys
+
+import pytest
+
+import transformer_lib as tl
+from book_support import memory
+
+SMALL = dict(B=4, S=16, T=16, D=16, F=64, H=2, N=1)
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
+
+
+@linux_only
+def test_a_step_sets_a_new_peak_that_grows_with_the_vocabulary():
+    # two sizes in increasing order: the step with 8 times the vocabulary holds 8 times the logits' bytes
+    small, large = memory.training_step_peaks([dict(SMALL, V=1000), dict(SMALL, V=16000)])
+    for run in (small, large):
+        assert run["new_high"], run
+        assert run["step_bytes"] > 0 and run["peak"] >= run["before"] >= run["built"] // 2
+        assert run["child_cpu_seconds"] > 0
+    # the logits (B T V floats), log p and their gradients: several MiB more at the larger vocabulary
+    assert large["step_bytes"] - small["step_bytes"] > 3 * 4 * 4 * 16 * (16000 - 1000) // 2
+    # the parameters of a Post-LN tl.Transformer with a tied embedding, as tl.counting counts them
+    assert small["parameters"] == tl.counting.transformer_parameters(16, 64, 1, 1, 1000)
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (dict(SMALL, V=0), r"specs\[0\]\['V'\] must be a positive int"),
+        (dict(SMALL), r"specs\[0\]\['V'\] must be a positive int, got None"),
+        (dict(SMALL, V=10, B=2.0), r"specs\[0\]\['B'\] must be a positive int"),
+        (dict(SMALL, V=10, kernel="flash"), r"kernel'\] must be 'explicit' or 'fused'"),
+    ],
+)
+def test_bad_specs_are_refused_before_a_process_starts(spec, message):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the platform check comes first")
+    with pytest.raises(ValueError, match=message):
+        memory.training_step_peaks([spec])

@@ -14,7 +14,10 @@ not mathematics). What counts as a symbol:
   transpose, so neither is a symbol; other superscripts are read as mathematics;
 - a subscript is an index or a label and is not read; a letter that carries one is the
   subscripted form ``x_``, a symbol of its own that the entry of its base letter covers unless
-  the appendix lists the subscripted form (``h_t``, the hidden state, beside ``h``, the heads).
+  the appendix lists the subscripted form (``h_t``, the hidden state, beside ``h``, the heads);
+  a subscript that is one word in ``\\text`` names the form (``d_{\\text{model}}`` is
+  ``d_model``, ``P_{\\text{drop}}`` is ``P_drop``), covered likewise by its base letter unless
+  listed.
 
 The appendix has book-wide tables (header ``| symbol | ...``; the first column holds only the
 symbols the row defines) and one table of each chapter's local symbols
@@ -98,7 +101,9 @@ def _skip_group(text: str, start: int) -> int:
 
 def symbols(span: str) -> set[str]:
     """The symbols one piece of mathematics uses (see the module's docstring)."""
-    text = _WORD_ARG.sub(" ", span)
+    # a subscript that is one word names the symbol: d_{\text{model}} is "d_model"
+    text = re.sub(r"_\s*\{?\s*\\(?:text|mathrm)\s*\{([A-Za-z]+)\}\s*\}?", r"_{SUB\1}", span)
+    text = _WORD_ARG.sub(" ", text)
     text = _SIZING.sub(" ", text)
     text = _DECORATION.sub("", text)
     text = _FONT.sub(lambda m: f" \\{m.group(1)}[{m.group(2)}] ", text)
@@ -109,7 +114,7 @@ def symbols(span: str) -> set[str]:
             end = _skip_group(text, i + 1)
             body = text[i + 1 : end].strip().strip("{}").strip()
             if text[i] == "_":
-                out.append("_ ")
+                out.append(f"_{body} " if body.startswith("SUB") else "_ ")
                 i = end
                 continue
             if re.fullmatch(r"[A-Z]|\\top|\\intercal|\\prime|'", body):
@@ -122,10 +127,11 @@ def symbols(span: str) -> set[str]:
         out.append(text[i])
         i += 1
     text = "".join(out)
+    text = re.sub(r"(^|[^A-Za-z'\s])(\s*)_SUB[A-Za-z]+", r"\1 ", text)  # a word under a non-letter
     found: set[str] = set()
     pattern = r"\\(mathcal|mathbb|mathscr|mathfrak)\[([A-Za-z])\]|\\([A-Za-z]+)|([A-Za-z]+)"
-    for m in re.finditer(f"(?:{pattern})('*\\s*_)?", text):
-        sub = "_" if m.group(5) else ""
+    for m in re.finditer(f"(?:{pattern})('*\\s*_(?:SUB([A-Za-z]+))?)?", text):
+        sub = ("_" + (m.group(6) or "")) if m.group(5) else ""
         if m.group(1):
             found.add(f"\\{m.group(1)}{{{m.group(2)}}}{sub}")
         elif m.group(3):
@@ -202,10 +208,10 @@ def notation_problems(pages: dict[str, str], appendix: str) -> list[str]:
         listed = book_wide.keys() | local.get(name, {}).keys()
         used = page_symbols(prose)
         for sym in sorted(used):
-            if sym not in listed and not (sym.endswith("_") and sym[:-1] in listed):
+            if sym not in listed and sym.split("_")[0] not in listed:
                 problems.append(f"{name}: {sym} is used but not in the notation appendix")
         for sym in sorted(local.get(name, {})):
-            if sym not in used and sym + "_" not in used:
+            if sym not in used and not any(u.startswith(sym + "_") for u in used):
                 problems.append(f"{name}: local {sym} is listed but not used")
     return problems
 
@@ -215,8 +221,10 @@ def test_the_symbol_reader_reads_the_conventions():
         "W",
         "W_",
         r"\mathbb{R}",
+        "d_model",
         "d_",
     }
+    assert symbols(r"P_{\text{drop}} = 0.1,\ P_{\text{opt}}") == {"P_drop", "P_opt"}
     assert symbols(r"\bar Y_A = \frac1n \sum_{r=1}^n Y_{A,r}") == {"Y_", "n"}
     assert symbols(r"\operatorname{softmax}(QK^\top/\sqrt{d_k})\,V") == {"Q", "K", "d_", "V"}
     assert symbols(r"e^{z_i} \le \alpha_{ij} \tau") == {"e", "z_", r"\alpha_", r"\tau"}

@@ -35,7 +35,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import resource
 import subprocess
 import sys
 from typing import Any
@@ -168,6 +167,8 @@ def training_step_peaks(specs: list[dict[str, Any]], timeout: float = 300) -> li
         if kernel not in ("explicit", "fused"):
             raise ValueError(f"specs[{i}]['kernel'] must be 'explicit' or 'fused', got {kernel!r}")
         checked.append({**{name: spec[name] for name in SIZES}, "kernel": kernel})
+    import resource  # Unix only: imported here, so that importing book_support works on Windows
+
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     child = subprocess.run(
         [sys.executable, "-m", "book_support.memory", json.dumps(checked)],

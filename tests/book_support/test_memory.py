@@ -40,3 +40,13 @@ def test_bad_specs_are_refused_before_a_process_starts(spec, message):
         pytest.skip("the platform check comes first")
     with pytest.raises(ValueError, match=message):
         memory.training_step_peaks([spec])
+
+
+def test_the_apparatus_imports_where_the_resource_module_does_not_exist():
+    """Windows has no `resource`: importing book_support (every chapter does) must not need it."""
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['resource'] = None; import book_support; print(book_support.memory.__name__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

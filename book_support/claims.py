@@ -335,7 +335,10 @@ class Audit:
             low, high, margin = float(effect.low), float(effect.high), record.margin
             word = AGREES if -margin < low and high < margin else WRONG if low > 0 or high < 0 else CANNOT_TELL
             rule = f"95 % interval inside ±{margin:g}: {AGREES}; excludes 0: {WRONG}; else {CANNOT_TELL}"
-            computed = computed if computed is not None else f"{float(effect.mean):+.2f} [{low:+.2f}, {high:+.2f}]"
+            if computed is None:  # the interval's ends rounded outward, so the printed interval contains it
+                from .notebook import rounded_down, rounded_up
+
+                computed = f"{float(effect.mean):+.2f} [{rounded_down(low, 2):+.2f}, {rounded_up(high, 2):+.2f}]"
             claimed = record.claimed
         elif record.kind in ("cited", UNSOURCED, ASSUMED, NOT_DERIVABLE):
             if computed is not None or effect is not None or from_source is not None:

@@ -185,6 +185,9 @@ def test_a_claimed_absence_needs_the_interval_inside_the_margin(ledger):
     assert audit.counts() == {"agrees": 1, "wrong": 1, "cannot tell": 2}
     assert [r.computed for r in audit.where("cannot tell")] == ["+0.03 [-0.17, +0.22]", "+0.05 [-0.02, +0.10]"]
     assert "    cannot tell: computed +0.03 [-0.17, +0.22] · rule:" in str(audit)
+    # the printed ends round outward: an interval [+0.0095, +0.0239] must not print as [+0.01, +0.02]
+    audit.check("000-test-absent", effect=SimpleNamespace(mean=0.017, low=0.0095, high=0.0239))
+    assert audit.where("agrees")[-1].computed == "+0.02 [+0.00, +0.03]"
 
 
 def test_bad_input_is_named():

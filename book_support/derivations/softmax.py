@@ -49,7 +49,7 @@ def softmax_jacobian() -> Derivation:
 
 @register
 def softmax_saturation() -> Derivation:
-    """As logits grow, softmax approaches one-hot and its Jacobian approaches 0."""
+    """As two logits grow apart, softmax approaches one-hot and its Jacobian approaches 0."""
     c = sp.Symbol("c", positive=True)
     gap = sp.Symbol("delta", positive=True)
     # two logits that differ by c * delta: the larger one's weight
@@ -70,7 +70,7 @@ def softmax_saturation() -> Derivation:
     ]
     return Derivation(
         name="softmax_saturation",
-        statement="softmax(c z) tends to one-hot and its Jacobian to 0 as c grows",
+        statement="softmax(c z) of two logits tends to one-hot and its Jacobian to 0 as c grows",
         reference="book chapter 3; paper §3.2.1 ('extremely small gradients')",
         steps=tuple(steps),
     )

@@ -60,7 +60,7 @@ def rnn_state_jacobian() -> Derivation:
     J2 = _tanh_derivative(h2) * W  # dh2/dh1
     g = sp.Matrix(sp.symbols("g1 g2", real=True))  # dL/dh1, any upstream gradient
     loss = (g.T * h1)[0, 0]
-    sizes = "H = 2 units, symbolic weights"
+    sizes = "d = 2 units, symbolic weights"
     steps = [
         Step.computed(
             "tanh'(z) = 1 - tanh(z)^2", sp.diff(sp.tanh(z), z), 1 - sp.tanh(z) ** 2, variables=(z,), operand=sp.tanh(z)
@@ -245,24 +245,32 @@ def _written_out_cell_parameters(cell: str, n_in: int, hidden: int) -> int:
 
 @register
 def recurrent_parameter_counts() -> Derivation:
-    """Elman H(I + H + 2), GRU three times that, LSTM four times: counted on the cells' equations written out."""
-    n_in, H = sp.symbols("I H", positive=True, integer=True)  # input and hidden widths
+    """Elman d(d_x + d + 2), GRU three times that, LSTM four times: counted on the cells' equations written out."""
+    n_in, H = sp.symbols("d_x d", positive=True, integer=True)  # input and hidden widths
     steps = []
     counts = {}
     for cell, blocks in (("elman", "one block"), ("gru", "three blocks r, z, n"), ("lstm", "four blocks i, f, g, o")):
         counts[cell] = _written_out_cell_parameters(cell, 2, 3)
         steps.append(
             Step.value(
-                f"{cell}: the cell written out for I = 2, H = 3 has {counts[cell]} distinct weights, {blocks} of H (I + H + 2)",
+                f"{cell}: the cell written out for d_x = 2, d = 3 has {counts[cell]} distinct weights, "
+                f"{blocks} of d (d_x + d + 2)",
                 recurrent_cell_parameters(n_in, H, cell),
                 {n_in: 2, H: 3},
                 counts[cell],
             )
         )
     steps.append(
+        Step.identity(
+            f"GRU / LSTM = 3 d (d_x + d + 2) / (4 d (d_x + d + 2)) = 3/4 for every d_x, d (not 1/2; written out: "
+            f"{counts['gru']} / {counts['lstm']})",
+            recurrent_cell_parameters(n_in, H, "gru") / recurrent_cell_parameters(n_in, H, "lstm"),
+            sp.Rational(3, 4),
+        )
+    )
+    steps.append(
         Step.value(
-            f"so GRU / LSTM = {counts['gru']} / {counts['lstm']} = 3/4 for every I, H (not 1/2); "
-            "I = H = 512: an LSTM cell has 2 101 248 parameters",
+            "d_x = d = 512: an LSTM cell has 2 101 248 parameters",
             recurrent_cell_parameters(n_in, H, "lstm"),
             {n_in: 512, H: 512},
             2_101_248,
@@ -270,7 +278,7 @@ def recurrent_parameter_counts() -> Derivation:
     )
     return Derivation(
         name="recurrent_parameter_counts",
-        statement="parameters of Elman, GRU and LSTM cells with torch's two bias vectors: 1, 3 and 4 times H (I + H + 2)",
+        statement="parameters of Elman, GRU and LSTM cells with torch's two bias vectors: 1, 3 and 4 times d (d_x + d + 2)",
         reference="book chapter 1",
         steps=tuple(steps),
     )

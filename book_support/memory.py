@@ -1,4 +1,4 @@
-"""The peak memory of a real training step, measured by the operating system (Linux).
+"""The peak memory of a real training step, measured by the operating system (Linux) or PyTorch's profiler.
 
 Chapter 14's budget for the memory of training was read off the tensors the library's layers save, so
 checking it against the bytes autograd saves checks the bookkeeping, not the model of memory. This module
@@ -35,8 +35,11 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -71,8 +74,33 @@ def _reset_peak() -> bool:
     return True
 
 
-def _measure_one(spec: dict[str, Any]) -> dict[str, Any]:
-    """Run in the child: build, one step, then the measured step (see the module's text)."""
+def _profiled_peak(step: Callable[[], None]) -> tuple[int, str]:
+    """The allocator's peak during ``step`` above its start (bytes), and the operator open at that peak."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as profiler:
+        step()
+    events = list(profiler.profiler.kineto_results.events())
+    allocations = sorted((e for e in events if e.name() == "[memory]"), key=lambda e: e.start_ns())
+    total = peak = 0
+    peak_ns = None
+    for event in allocations:
+        total += event.nbytes()
+        if total > peak:
+            peak, peak_ns = total, event.start_ns()
+    if peak_ns is None:
+        return 0, "none"
+    open_ops = sorted(
+        (e for e in events if e.name() != "[memory]" and e.start_ns() <= peak_ns <= e.end_ns()),
+        key=lambda e: e.start_ns(),
+    )
+    nodes = [e.name() for e in open_ops if re.fullmatch(r"\w+Backward\d+", e.name())]
+    operators = [e.name() for e in open_ops if e.name().startswith("aten::")]
+    return peak, (nodes or operators or ["unknown"])[-1]
+
+
+def _measure_one(spec: dict[str, Any], profiled: bool) -> dict[str, Any]:
+    """Run in the child: build, one step, then the measured or the profiled step (see the module's text)."""
     torch.manual_seed(0)
     config = tl.TransformerConfig(
         src_vocab_size=spec["V"],
@@ -99,6 +127,13 @@ def _measure_one(spec: dict[str, Any]) -> dict[str, Any]:
         (loss_sum / (B * T)).backward()
         optimizer.step()
 
+    result: dict[str, Any] = {"parameters": sum(p.numel() for p in model.parameters())}
+    if profiled:  # a step, then the profiled step
+        step()
+        optimizer.zero_grad(set_to_none=True)
+        gc.collect()
+        result["profiler_bytes"], result["peak_op"] = _profiled_peak(step)
+        return result
     built = _resident_bytes()
     step()
     optimizer.zero_grad(set_to_none=True)
@@ -107,22 +142,29 @@ def _measure_one(spec: dict[str, Any]) -> dict[str, Any]:
     before, high_before = _resident_bytes(), _peak_bytes()
     step()
     peak = _peak_bytes()
-    return {
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "built": built,
-        "before": before,
-        "peak": peak,
-        "new_high": peak > high_before,
-        "reset": reset,
-    }
+    result.update(built=built, before=before, peak=peak, new_high=peak > high_before, reset=reset)
+    result.update(method="VmHWM", step_bytes=peak - before, seen=reset or peak > high_before)
+    return result
 
 
 def _measure(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each spec in turn, in one process; what one leaves is freed before the next is built."""
+    """Each spec in turn, in one process; what one leaves is freed before the next is built.
+
+    On Linux every spec is measured by VmHWM before any is profiled, then each is profiled.
+    """
+    linux = os.path.exists("/proc/self/status") and os.path.exists("/proc/self/statm")
     results = []
-    for spec in specs:
-        results.append(_measure_one(spec))
+    for spec in specs:  # VmHWM first: the profiler's buffers, once freed, would be reused by the step
+        results.append(_measure_one(spec, profiled=False) if linux else {})
         gc.collect()
+    for spec, result in zip(specs, results, strict=True):
+        profiled = _measure_one(spec, profiled=True)
+        gc.collect()
+        result.update(profiled)
+        if not linux:  # the profiler sees every allocation of the step: no mark to reset
+            result.update(method="profiler", step_bytes=result["profiler_bytes"], seen=True)
+    for result in results:
+        result["child_cpu_seconds"] = time.process_time()  # since the child started
     return results
 
 
@@ -130,11 +172,13 @@ SIZES = ("B", "S", "T", "D", "F", "H", "N", "V")
 
 
 def training_step_peaks(specs: list[dict[str, Any]], timeout: float = 300) -> list[dict[str, Any]]:
-    """The resident memory of a fresh process around one Adam step of a Post-LN ``tl.Transformer``, per spec.
+    """The peak memory of one Adam step of a Post-LN ``tl.Transformer`` in a fresh process, per spec.
 
-    The specs run one after another in one child process (one import of torch). The high-water mark is
-    reset before each measured step; where the kernel refuses the reset, list the specs in increasing order
-    of the memory they need, since a step's peak is then seen only if it exceeds every earlier one.
+    The specs run one after another in one child process (one import of torch). On Linux the step is
+    measured by the resident set's high-water mark, reset before each measured step; where the kernel
+    refuses the reset, list the specs in increasing order of the memory they need, since a step's peak is
+    then seen only if it exceeds every earlier one. A further step runs under ``torch.profiler``: its
+    allocator peak is the measurement where ``/proc`` is missing (macOS, Windows), a cross-check on Linux.
 
     Args:
         specs: dicts with ``B``, ``S``, ``T`` (sequences per batch, source and target length), ``D``, ``F``,
@@ -144,19 +188,19 @@ def training_step_peaks(specs: list[dict[str, Any]], timeout: float = 300) -> li
         timeout: seconds the child may take.
 
     Returns:
-        One dict per spec: ``parameters``; ``built`` and ``before`` (bytes resident after building, and
-        between the two steps); ``peak`` (the high-water mark after the measured step); ``reset`` (whether
-        the high-water mark was reset before that step); ``new_high`` (whether that step set a new one);
-        ``step_bytes`` = ``peak - before``; ``child_cpu_seconds`` (the child's CPU time, the same in every
-        dict).
+        One dict per spec: ``parameters``; ``method`` (``"VmHWM"`` or ``"profiler"``); ``step_bytes`` (the
+        step's peak above what the process held before it, by that method); ``seen`` (whether that peak
+        was seen: always with the profiler); ``profiler_bytes`` and ``peak_op`` (the profiled step's
+        allocator peak, and the autograd node or operator open at it); ``child_cpu_seconds`` (the child's
+        CPU time, the same in every dict). With ``VmHWM`` also ``built`` and ``before`` (bytes resident
+        after building, and between the two steps), ``peak`` (the high-water mark after the measured
+        step), ``reset`` (whether the mark was reset before it) and ``new_high`` (whether it set a new
+        one); ``step_bytes`` is then ``peak - before``.
 
     Raises:
-        OSError: not on Linux (the measurement reads ``/proc`` and relies on glibc's settings).
         ValueError: a spec with a missing or non-positive size, or an unknown kernel.
         RuntimeError: the child failed; its error output is in the message.
     """
-    if not sys.platform.startswith("linux"):
-        raise OSError(f"training_step_peaks reads /proc and needs Linux, got platform {sys.platform!r}")
     checked = []
     for i, spec in enumerate(specs):
         for name in SIZES:
@@ -167,9 +211,6 @@ def training_step_peaks(specs: list[dict[str, Any]], timeout: float = 300) -> li
         if kernel not in ("explicit", "fused"):
             raise ValueError(f"specs[{i}]['kernel'] must be 'explicit' or 'fused', got {kernel!r}")
         checked.append({**{name: spec[name] for name in SIZES}, "kernel": kernel})
-    import resource  # Unix only: imported here, so that importing book_support works on Windows
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     child = subprocess.run(
         [sys.executable, "-m", "book_support.memory", json.dumps(checked)],
         capture_output=True,
@@ -177,14 +218,9 @@ def training_step_peaks(specs: list[dict[str, Any]], timeout: float = 300) -> li
         timeout=timeout,
         env={**os.environ, **MALLOC_ENVIRONMENT},
     )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if child.returncode != 0:
         raise RuntimeError(f"the measuring process failed ({child.returncode}):\n{child.stderr[-2000:]}")
     results: list[dict[str, Any]] = json.loads(child.stdout.strip().splitlines()[-1])
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    for result in results:
-        result["step_bytes"] = result["peak"] - result["before"]
-        result["child_cpu_seconds"] = cpu
     return results
 
 

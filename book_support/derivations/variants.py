@@ -182,16 +182,16 @@ def mlm_corruption() -> Derivation:
 
 @register
 def vit_sequence_length() -> Derivation:
-    """ViT's sequence: N = HW / P^2 patches, and a score matrix P^4 times smaller than with pixels as tokens.
+    """ViT's sequence: n = ab / r^2 patches, and a score matrix r^4 times smaller than with pixels as tokens.
 
-    N = HW / P^2 is ViT's definition, so (HW)^2 / N^2 = P^4 written with that N holds by construction
-    and proves nothing. The steps instead count the patches of stated images one by one (every pixel
-    assigned to its patch) and check the formula and the P^4 ratio on those counts, for the stated sizes
+    n = ab / r^2 is ViT's definition (the paper writes N = HW / P^2), so (ab)^2 / n^2 = r^4 holds by
+    construction and proves nothing. The steps instead count the patches of stated images one by one
+    (every pixel assigned to its patch) and check the formula and the r^4 ratio on those counts, for the stated sizes
     only; then the book's numbers at 224 x 224.
     """
-    H, W, P = sp.symbols("H W P", positive=True, integer=True)
+    H, W, P = sp.symbols("a b r", positive=True, integer=True)  # height, width, patch side
     N = H * W / P**2
-    sizes = ((6, 6, 2), (16, 16, 4), (12, 8, 4), (224, 224, 16), (224, 224, 32))  # (H, W, P)
+    sizes = ((6, 6, 2), (16, 16, 4), (12, 8, 4), (224, 224, 16), (224, 224, 32))  # (a, b, r)
     stated = ", ".join(f"{h} x {w} / {p}" for h, w, p in sizes)
     counted = sp.symbols(f"n1:{len(sizes) + 1}", positive=True, integer=True)  # the counts, one per size
     values = {}
@@ -199,21 +199,21 @@ def vit_sequence_length() -> Derivation:
         values[n] = len({(row // side, col // side) for row in range(height) for col in range(width)})
     steps = (
         Step.value(
-            f"patches counted pixel by pixel equal HW/P^2 at H x W / P = {stated}",
+            f"patches counted pixel by pixel equal ab/r^2 at a x b / r = {stated}",
             sp.Matrix([n * p**2 for n, (_, _, p) in zip(counted, sizes, strict=True)]),
             values,
             sp.Matrix([h * w for h, w, _ in sizes]),
         ),
         Step.value(
-            f"pixels as tokens give (HW)^2 / N^2 = P^4 times the scores, with N counted, at the same {len(sizes)} sizes",
+            f"pixels as tokens give (ab)^2 / n^2 = r^4 times the scores, with n counted, at the same {len(sizes)} sizes",
             sp.Matrix([(h * w) ** 2 / n**2 for n, (h, w, _) in zip(counted, sizes, strict=True)]),
             values,
             sp.Matrix([p**4 for _, _, p in sizes]),
         ),
-        Step.value("224 x 224 pixels, P = 16: N = 196", N, {H: 224, W: 224, P: 16}, 196),
-        Step.value("224 x 224 pixels, P = 16: (N + 1)^2 = 38809 scores per head", (N + 1) ** 2, {H: 224, W: 224, P: 16}, 38809),
+        Step.value("224 x 224 pixels, r = 16: n = 196", N, {H: 224, W: 224, P: 16}, 196),
+        Step.value("224 x 224 pixels, r = 16: (n + 1)^2 = 38809 scores per head", (N + 1) ** 2, {H: 224, W: 224, P: 16}, 38809),
         Step.value(
-            "224 x 224 pixels as tokens: (HW)^2 = 2 517 630 976 scores per head",
+            "224 x 224 pixels as tokens: (ab)^2 = 2 517 630 976 scores per head",
             (H * W) ** 2,
             {H: 224, W: 224},
             2_517_630_976,
@@ -221,7 +221,7 @@ def vit_sequence_length() -> Derivation:
     )
     return Derivation(
         name="vit_sequence_length",
-        statement="ViT turns an H x W image into N = HW/P^2 tokens; the score matrix shrinks by P^4 against pixels as tokens",
+        statement="ViT turns an a x b image into n = ab/r^2 tokens; the score matrix shrinks by r^4 against pixels as tokens",
         reference="Dosovitskiy et al. 2021 §3.1, Eq. 1; book chapter 15",
         steps=steps,
     )

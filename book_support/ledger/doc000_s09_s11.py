@@ -303,10 +303,10 @@ cited(
     "000 §10.3",
     says="ViT cuts an image into patches and feeds them as a sequence to a Transformer encoder, in"
     " place of a CNN's local convolutions",
-    cited="Dosovitskiy et al. 2021, §3.1 and Eq. 1: the image is reshaped into N = HW/P^2"
-    " flattened patches, mapped by a trainable linear projection and fed, with a class token and"
-    " position embeddings, to a standard Transformer encoder; only the MLP layers are local"
-    " ('Inductive bias', §3.1)",
+    cited="Dosovitskiy et al. 2021, §3.1 and Eq. 1: an a x b image is reshaped into"
+    " n = ab/r^2 flattened patches of side r (the paper's N = HW/P^2), mapped by a trainable"
+    " linear projection and fed, with a class token and position embeddings, to a standard"
+    " Transformer encoder; only the MLP layers are local ('Inductive bias', §3.1)",
     true_if="no convolution is left but the patch projection, itself a convolution whose kernel and stride are the patch size",
     reading=SUPPORTED,
 )

@@ -112,7 +112,7 @@ def ffn_position_wise() -> Derivation:
             sizes=sizes,
         ),
         Step.computed(
-            "FFN(P X) = P FFN(X) for a permutation P of the positions",
+            "FFN(Π X) = Π FFN(X) for a permutation Π of the positions",
             symbolic_ffn(cycle * x, w1, b1, w2, b2),
             cycle * y,
             variables=tuple(x),

@@ -383,7 +383,8 @@ computed(
     "000-per-position-weights",
     "000 §6.2.2",
     says="with separate parameters for each position the FFN would have L times as many parameters (L the sequence length)",
-    measure="parameters of L separate FFNs over those of one shared FFN (L copies of one: so by construction)",
+    measure="parameters of T separate FFNs over those of one shared FFN (T, the book's letter for the"
+    " document's L; T copies of one: so by construction)",
     claimed=AT_CALL,
     rule=equal(),
     by_construction=True,
@@ -397,7 +398,7 @@ stated(
     "000 §6.2.2",
     says="an FFN with separate parameters for each position would overfit easily",
     reason="no experiment in the note or the paper (which never tried per-position weights), and none"
-    " here: whether L times the parameters overfit depends on the data, the training and the"
+    " here: whether T (the document's L) times the parameters overfit depends on the data, the training and the"
     " regularisation, so the claim cannot be derived from what is given",
     verdict=NOT_DERIVABLE,
 )

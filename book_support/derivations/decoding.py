@@ -22,7 +22,7 @@ __all__ = ["bleu_examples", "length_penalty_ranking"]
 @register
 def length_penalty_ranking() -> Derivation:
     """lp is 1 at L = 1, grows with L, keeps equal-length candidates in order, and rewards length for alpha < 1."""
-    L, alpha, r, c, delta = sp.symbols("L alpha r c delta", positive=True)
+    L, alpha, rho, c, delta = sp.symbols("L alpha rho c delta", positive=True)
     log_p_b = sp.Symbol("s_b", real=True)  # the log-probability of the less probable candidate
     lp = ((5 + L) / 6) ** alpha
     p_1, p_2 = sp.symbols("p_1 p_2", positive=True)
@@ -37,8 +37,8 @@ def length_penalty_ranking() -> Derivation:
             0,
         ),
         Step.inequality(
-            "for alpha = 1/(1 + r) < 1 and cost c per token, -cL/lp(L) decreases with L",
-            sp.diff(-c * L / lp.subs(alpha, 1 / (1 + r)), L),
+            "for alpha = 1/(1 + rho) < 1 and cost c per token, -cL/lp(L) decreases with L",
+            sp.diff(-c * L / lp.subs(alpha, 1 / (1 + rho)), L),
             "<",
             0,
         ),

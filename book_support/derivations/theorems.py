@@ -80,6 +80,12 @@ THEOREMS: tuple[TheoremCheck, ...] = (
     TheoremCheck("thm-ch10-peak", ("noam_schedule_peak",), "statement"),
     TheoremCheck("thm-ch10-smoothing", ("label_smoothing_optimum",), "statement"),
     TheoremCheck("thm-ch11-ranking", ("length_penalty_ranking",), "statement"),
+    TheoremCheck(
+        "thm-ch11-greedy-identity",
+        (),
+        "none",
+        "a written induction; the chapter checks it on every seed's outputs",
+    ),
     TheoremCheck("thm-ch13-difference", ("difference_of_means_variance",), "statement"),
     TheoremCheck("thm-ch13-interaction", ("factorial_interaction",), "statement"),
     TheoremCheck("thm-ch13-expected-max", ("expected_max_of_runs",), "statement"),

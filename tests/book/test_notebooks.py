@@ -946,3 +946,40 @@ def test_the_verdict_column_check_can_fail():
     assert late_verdicts(notebook(late)) == ["code cell 0: column 'equal' ends at character 59"]
     first = "model  equal  numbers\n-----  -----  -------\n base   True        1"
     assert late_verdicts(notebook(first)) == []
+
+
+_GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)(?::[^`]*)?`")
+
+
+def unglued_references(notebook: dict) -> list[str]:
+    """Keys a page's prose pastes ({glue:text}`key`) that none of its committed outputs glues."""
+    glued = {
+        output.get("metadata", {}).get("scrapbook", {}).get("name")
+        for cell in notebook["cells"]
+        for output in cell.get("outputs", [])
+    }
+    used = {
+        key
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "markdown"
+        for key in _GLUE_ROLE.findall("".join(cell["source"]))
+    }
+    return sorted(used - glued)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_pasted_value_is_glued_on_its_page(path):
+    """The build fails on a missing glue key only with warnings as errors, minutes later; this says which.
+    Failed on chapter 2 (ch2-time-growth) and chapter 14 (ch14-third-tensor-gib) after a review round."""
+    missing = unglued_references(json.loads(path.read_text()))
+    assert not missing, f"{path.name}: the prose pastes keys no output glues: {missing}"
+
+
+def test_the_glue_reference_check_can_fail():
+    page = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["a {glue:text}`k-1` and {glue:text}`k-2:.2f`"]},
+            {"cell_type": "code", "source": [], "outputs": [{"metadata": {"scrapbook": {"name": "k-1"}}}]},
+        ]
+    }
+    assert unglued_references(page) == ["k-2"]

@@ -65,6 +65,7 @@ from typing import Any
 from transformer_lib._checks import check_nonnegative_int
 
 from . import ledger_store
+from .notebook import rounded_down, rounded_up
 
 __all__ = [
     "AGREES",
@@ -336,8 +337,6 @@ class Audit:
             word = AGREES if -margin < low and high < margin else WRONG if low > 0 or high < 0 else CANNOT_TELL
             rule = f"95 % interval inside ±{margin:g}: {AGREES}; excludes 0: {WRONG}; else {CANNOT_TELL}"
             if computed is None:  # the interval's ends rounded outward, so the printed interval contains it
-                from .notebook import rounded_down, rounded_up
-
                 computed = f"{float(effect.mean):+.2f} [{rounded_down(low, 2):+.2f}, {rounded_up(high, 2):+.2f}]"
             claimed = record.claimed
         elif record.kind in ("cited", UNSOURCED, ASSUMED, NOT_DERIVABLE):

@@ -41,6 +41,8 @@ BOOK_CACHE = _build/.jupyter_cache/$(BOOK_KEY)
 BOOK_CONFIG := _build/_config_book.yml
 NBVAL := $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
 	--timeout=1200 --nbval-sanitize-with book/sanitize.cfg -o testpaths=book
+# one strict nbval pass over the book, its cell times in _build/test-costs/NAME.xml (tools/test_costs.py)
+NBVAL_PASS = $(NBVAL) --junitxml=_build/test-costs/$(1).xml book
 
 .PHONY: setup book test unit nbval nbval-emulated build execute execute-cache lab bench lint pdf clean
 
@@ -67,7 +69,11 @@ execute-cache: setup
 	mkdir -p _build
 	$(BIN)/python tools/execute_cache.py --cache $(BOOK_CACHE) --jobs $(JOBS) $(NOTEBOOKS)
 
-test: setup lint unit nbval nbval-emulated build
+# The stages one after another, each timed (tools/test_costs.py stages: the seconds of each, and of every
+# notebook in every nbval pass, are printed at the end and kept in _build/test-costs/).
+test:
+	$(PYTHON) tools/test_costs.py stages setup lint unit nbval nbval-emulated build
+	$(BIN)/python tools/test_costs.py report
 
 # ruff: lint rules and formatting; mypy: types of the two packages and tools/ (configured in pyproject.toml [tool.mypy]).
 lint: setup
@@ -81,7 +87,7 @@ unit: setup
 	$(BIN)/python -m pytest -n $(JOBS) --timeout=900 --doctest-modules transformer_lib tests
 
 nbval: setup
-	$(NBVAL) book
+	$(call NBVAL_PASS,plain)
 
 # Other CPUs, emulated on this one (CONTRIBUTING, "Other CPUs, emulated"): ATen's kernels at the default
 # (non-vectorised) ISA level, for another SIMD width; oneMKL's conservative code path, for another choice of
@@ -92,10 +98,10 @@ nbval: setup
 MKL_OTHER_VENDOR := _build/mkl_other_vendor.so
 nbval-emulated: setup
 	status=0; \
-	ATEN_CPU_CAPABILITY=default $(NBVAL) book || status=1; \
-	MKL_CBWR=COMPATIBLE $(NBVAL) book || status=1; \
+	ATEN_CPU_CAPABILITY=default $(call NBVAL_PASS,aten-default) || status=1; \
+	MKL_CBWR=COMPATIBLE $(call NBVAL_PASS,mkl-compatible) || status=1; \
 	$(BIN)/python tools/mkl_other_vendor.py $(MKL_OTHER_VENDOR) --check; vendor=$$?; \
-	if [ $$vendor -eq 0 ]; then LD_PRELOAD=$(abspath $(MKL_OTHER_VENDOR)) $(NBVAL) book || status=1; \
+	if [ $$vendor -eq 0 ]; then LD_PRELOAD=$(abspath $(MKL_OTHER_VENDOR)) $(call NBVAL_PASS,mkl-other-vendor) || status=1; \
 	elif [ $$vendor -ne 3 ]; then status=1; fi; \
 	exit $$status
 

@@ -8,27 +8,13 @@ keeps both workers busy to the end. The costs only order the run; a stale entry 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-# Seconds of one strict nbval run (plain, one thread; 24 November 2026, after the chapters were lightened), from
-# `--junitxml`, summed per notebook;
-# notebooks not listed run afterwards, in alphabetical order.
-SECONDS = {
-    "ch08_residual_norm.ipynb": 108,
-    "ch13_ablations.ipynb": 81,
-    "ch15_variants.ipynb": 75,
-    "ch10_training.ipynb": 65,
-    "ch06_positions.ipynb": 46,
-    "ch04_multihead.ipynb": 44,
-    "ch11_decoding.ipynb": 38,
-    "ch01_recurrence.ipynb": 33,
-    "ch14_cost.ipynb": 32,
-    "ch03_scaling.ipynb": 31,
-    "ch05_masking.ipynb": 23,
-    "ch02_attention.ipynb": 19,
-    "ch07_feedforward.ipynb": 11,
-    "appendix_library.ipynb": 10,
-}
+# Seconds of each notebook in make test's plain strict nbval pass (its cells' times summed), as recorded in
+# book/test_costs.json by `tools/test_costs.py report --write`; notebooks not listed run afterwards, in
+# alphabetical order.
+SECONDS = json.loads((Path(__file__).parent / "test_costs.json").read_text())["passes"]["plain"]["notebooks"]
 
 
 def pytest_collection_modifyitems(items: list) -> None:

@@ -11,11 +11,11 @@ Usage:
                                                  orders nbval's notebooks by its plain pass) and the table in
                                                  CONTRIBUTING.md between its markers
 
-A pass's file is named after the pass (plain.xml, aten-default.xml, mkl-compatible.xml,
-mkl-other-vendor.xml: the Makefile's names). A cell's time is the one pytest reports for it; a notebook's
-seconds are its cells' sum, one core's time (nbval runs JOBS notebooks at once, so a pass's wall time is
-less than the sum). Run `report --write` after a full make test on a quiet machine (a fresh clone for the
-stages), when a chapter's cost changes. Exit status 0, or the failing stage's status, 2 on bad arguments.
+A pass's file is named after the pass (plain.xml, sse2.xml, mkl-other-vendor.xml: the Makefile's names). A
+cell's time is the one pytest reports for it; a notebook's seconds are its cells' sum, one core's time
+(nbval runs JOBS notebooks at once, so a pass's wall time is less than the sum). Run `report --write` after
+a full make test on a quiet machine (a fresh clone for the stages), when a chapter's cost changes.
+Exit status 0, or the failing stage's status; 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COSTS = ROOT / "_build" / "test-costs"
 RECORD = ROOT / "book" / "test_costs.json"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
-PASSES = ("plain", "aten-default", "mkl-compatible", "mkl-other-vendor")
+PASSES = ("plain", "sse2", "mkl-other-vendor")
 BEGIN = "<!-- test_costs: begin (tools/test_costs.py report --write) -->"
 END = "<!-- test_costs: end -->"
 

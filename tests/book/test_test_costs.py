@@ -38,13 +38,13 @@ def test_stages_stop_at_the_first_failure_and_keep_the_times_of_those_run(tmp_pa
     makefile.write_text("ok:\n\t@true\nbad:\n\t@exit 3\nnever:\n\t@touch never-ran\n")
     out = tmp_path / "costs"
     out.mkdir()
-    (out / "aten-default.xml").write_text(XML)  # from an earlier run: not this run's
+    (out / "sse2.xml").write_text(XML)  # from an earlier run: not this run's
     make = ["make", "--no-print-directory", "-C", str(tmp_path)]
     status = test_costs.run_stages(["ok", "bad", "never"], make=make, out=out)
     assert status == 2  # make's status for a failed recipe
     record = json.loads((out / "stages.json").read_text())
     assert list(record["seconds"]) == ["ok", "bad"] and record["failed"]
-    assert not (tmp_path / "never-ran").exists() and not (out / "aten-default.xml").exists()
+    assert not (tmp_path / "never-ran").exists() and not (out / "sse2.xml").exists()
     assert "make bad" in capsys.readouterr().out
 
 
@@ -74,3 +74,6 @@ def test_make_test_times_its_stages_and_every_nbval_pass_writes_its_cells_times(
     assert "tools/test_costs.py stages setup lint unit nbval nbval-emulated build" in dry
     for name in test_costs.PASSES:
         assert f"--junitxml=_build/test-costs/{name}.xml book" in dry, name
+    # the SSE2 pass changes both ATen's and oneMKL's kernels at once, as an x86-64 CPU without AVX does
+    sse2 = next(line for line in dry.splitlines() if "sse2.xml" in line)
+    assert sse2.lstrip().startswith("ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE "), sse2

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -82,7 +83,7 @@ def collect(folder: Path = COSTS) -> dict:
     found = {name: folder / f"{name}.xml" for name in PASSES if (folder / f"{name}.xml").exists()}
     if "plain" not in found:
         raise ValueError(f"no plain pass in {folder}: run make test (or make nbval) first")
-    record: dict = {"machine": f"{platform.machine()}, {len(_cores())} cores", "passes": {}}
+    record: dict = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "passes": {}}
     for name, xml in found.items():
         sums, wall = notebook_seconds(xml)
         record["passes"][name] = {"wall": round(wall), "notebooks": {k: round(v, 1) for k, v in sums.items()}}
@@ -90,12 +91,6 @@ def collect(folder: Path = COSTS) -> dict:
     if stages.exists():
         record["stages"] = json.loads(stages.read_text())["seconds"]
     return record
-
-
-def _cores() -> set[int]:
-    import os
-
-    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
 
 
 def render(record: dict) -> str:

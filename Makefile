@@ -3,11 +3,11 @@
 #                 the sources: `git status` stays clean), build the HTML book into _build/html, with the
 #                 library's wheel that the chapters' install cell downloads (tools/install_cell.py)
 #   make test     set up .venv, lint, run unit tests, strict nbval on every chapter (on this CPU, then as if on
-#                 three other CPUs: nbval-emulated), build the committed outputs (no execution) with warnings as errors,
+#                 two other CPUs: nbval-emulated), build the committed outputs (no execution) with warnings as errors,
 #                 and the wheel, into _build/html: what the Pages workflow publishes
 #   make execute  re-execute every chapter in place (after a library change), then commit the outputs;
 #                 one chapter: make execute NOTEBOOKS=book/ch03_scaling.ipynb
-#   make nbval-emulated  strict nbval as on three other CPUs, emulated (part of make test: see CONTRIBUTING)
+#   make nbval-emulated  strict nbval as on two other CPUs, emulated (part of make test: see CONTRIBUTING)
 #   make pdf      the whole book as one PDF, _build/latex/book.pdf, failing on LaTeX errors, missing characters and
 #                 overfull boxes (needs TeX Live: the Debian packages README.md lists)
 #   make lab      open the chapters in JupyterLab from the same environment

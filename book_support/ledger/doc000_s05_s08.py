@@ -873,11 +873,13 @@ computed(
 cited(
     "000-worked-model",
     "000 §8.4",
-    says="with its simplified sizes the example follows the real model exactly: only the dimensions grow,"
-    " the computation is unchanged",
+    says="with its simplified sizes the example's core logic (核心逻辑) is exactly that of the real model:"
+    " only the dimensions grow, the computation is unchanged",
     cited="paper §3.4: 'In the embedding layers, we multiply those weights by sqrt(d_model)' (000 §8.1.3"
-    " adds the embeddings unscaled); §3.3: the layers 'use different parameters from layer to layer'"
-    " (000 §8.3.1 reuses the encoder's W_q, W_k, W_v); §3.1: every sub-layer is followed by Add & Norm"
+    " adds the embeddings unscaled); §3.1 and §3.2.2, read as an inference: every attention sub-layer has"
+    " its own projections W_i^Q, W_i^K, W_i^V and no sharing between encoder and decoder is stated (§3.4"
+    " states the one sharing, of the embeddings), where 000 §8.3.1 reuses the encoder's W_q, W_k, W_v;"
+    " §3.1: every sub-layer is followed by Add & Norm"
     " (000 §8.3.3 goes from the FFN straight to the output layer) and the output embeddings are offset"
     " by one position (000 §8.3 reads the target unshifted)",
     true_if="the example computed what the paper's model computes, at smaller sizes",

@@ -346,14 +346,15 @@ computed(
 computed(
     "000-one-nonzero",
     "000 §2.2.2",
-    says="without the scale the softmax polarises: the final weight matrix has almost only one non-zero "
-    "entry, and attention degenerates into picking a single element",
+    says="left unscaled at large d_k, the softmax turns so peaked that each row keeps essentially one "
+    "non-negligible weight, so attention reduces to selecting one position and can no longer combine "
+    "several",
     measure="share of rows whose largest weight exceeds 0.99, unscaled scores, d_k = 512, 2000 queries "
     "with 64 keys each, unit-variance components",
     true_if="most rows are nearly one-hot: the other 63 weights together under 1 %",
     rule=at_least(0.5),
-    why="'the weight matrix has almost only one non-zero entry' describes the rows in general: a "
-    "majority of them; 'almost' allows the other weights of a row to share up to 1 %",
+    why="'essentially one non-negligible weight' describes the rows in general: a majority of them; "
+    "'essentially' allows the other weights of a row to share up to 1 %",
     verdict=AGREES,
 )
 

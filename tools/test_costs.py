@@ -121,7 +121,7 @@ def write(record: dict, contributing: Path = CONTRIBUTING, out: Path = RECORD) -
     head, rest = text.split(BEGIN)
     _, tail = rest.split(END)
     contributing.write_text(f"{head}{BEGIN}\n{render(record)}\n{END}{tail}", encoding="utf-8")
-    out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")  # in order: the table is rendered from it
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -291,7 +291,7 @@ def classification_loss(smoothing: float = 0.0) -> BatchLoss:
     A batch is a pair ``(inputs, labels)``: ``model(inputs)`` gives (B, C) logits,
     labels are (B,) class ids; the count is B.
 
-    Paper: Dosovitskiy et al. (2021), §3.1. Book: ch-variants.
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: ch-variants (fine-tuning), ch-vision-speech (ViT).
 
     Examples:
         >>> vit = tl.VisionTransformer(tl.TransformerConfig.tiny(), image_size=8, patch_size=4, in_channels=1, n_classes=3)

@@ -11,7 +11,7 @@ in, which stack runs, and what comes out:
 * :class:`SpeechTransformer` (Whisper): a convolutional stem over spectrogram
   frames (:func:`log_spectrogram`), the encoder, and a token decoder.
 
-Book: ch-variants.
+Book: ch-variants (language models), ch-vision-speech (vision and speech).
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class PatchEmbedding(nn.Module):
 
     Shape: images (B, C, H, W) -> (B, N, D) with N = (H/p)(W/p), patches in
     row-major order.
-    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1. Book: ch-variants.
+    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1. Book: ch-vision-speech.
 
     Examples:
         >>> import torch, transformer_lib as tl
@@ -223,7 +223,7 @@ class VisionTransformer(nn.Module):
     The config's vocabulary and embedding fields are not used (patches replace tokens).
 
     Shape: images (B, C, H, W) -> logits (B, n_classes).
-    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: ch-variants.
+    Paper: Dosovitskiy et al. (2021), §3.1, Eq. 1–4. Book: ch-vision-speech.
 
     Examples:
         >>> import torch, transformer_lib as tl
@@ -259,7 +259,7 @@ def log_spectrogram(waveform: Tensor, n_fft: int = 64, hop_length: int = 32, eps
     book's synthetic audio.
 
     Shape: waveform (B, L) -> (B, frames, n_fft/2 + 1), frames = L // hop_length + 1.
-    Book: ch-variants.
+    Book: ch-vision-speech.
 
     Examples:
         >>> import torch, transformer_lib as tl
@@ -296,7 +296,7 @@ class SpeechTransformer(nn.Module):
 
     Shape: features (B, S, F) -> memory (B, ceil(S/2), D); tokens (B, T) ->
     logits (B, T, V).
-    Paper: Radford et al. (2023), §2.3. Book: ch-variants.
+    Paper: Radford et al. (2023), §2.3. Book: ch-vision-speech.
 
     Examples:
         >>> import torch, transformer_lib as tl

@@ -7,7 +7,7 @@ patches (Dosovitskiy et al. 2021, §3.1). Whisper's stem halves the frame rate
 with a stride-2 convolution (Radford et al. 2023, §2.3). A language model
 samples from softmax(z / tau).
 
-Book: ch-variants.
+Book: ch-variants (BERT, sampling), ch-vision-speech (ViT, Whisper).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def conv_output_length(length: int | sp.Expr, kernel: int, stride: int, padding:
     """Positions after a 1-d convolution: floor((L + 2 padding - kernel) / stride) + 1.
 
     Raises ``ValueError`` for a kernel or stride below 1, a negative padding, or a numeric length
-    too short for the kernel. Book: ch-variants (Whisper's stem).
+    too short for the kernel. Book: ch-vision-speech (Whisper's stem).
     """
     for name, value, low in (("kernel", kernel, 1), ("stride", stride, 1), ("padding", padding, 0)):
         if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
@@ -100,7 +100,7 @@ def patch_count(image_size: int | sp.Expr, patch_size: int | sp.Expr) -> sp.Expr
     """N = (image_size / patch_size)^2, the number of tokens ViT makes of a square image (class token not counted).
 
     Raises ``ValueError`` when a numeric image size is not a positive multiple of a numeric patch size.
-    Paper: Dosovitskiy et al. (2021), §3.1. Book: ch-variants.
+    Paper: Dosovitskiy et al. (2021), §3.1. Book: ch-vision-speech.
     """
     if _is_number(image_size) and _is_number(patch_size):
         if int(patch_size) <= 0 or int(image_size) <= 0 or int(image_size) % int(patch_size):
@@ -222,7 +222,7 @@ def vit_sequence_length() -> Derivation:
     return Derivation(
         name="vit_sequence_length",
         statement="ViT turns an a x b image into n = ab/r^2 tokens; the score matrix shrinks by r^4 against pixels as tokens",
-        reference="Dosovitskiy et al. 2021 §3.1, Eq. 1; book chapter 15",
+        reference="Dosovitskiy et al. 2021 §3.1, Eq. 1; book chapter 16",
         steps=steps,
     )
 
@@ -257,7 +257,7 @@ def whisper_stem_length() -> Derivation:
     return Derivation(
         name="whisper_stem_length",
         statement="a width-3, stride-2 convolution with padding 1 maps S frames to ceil(S/2): the score matrix shrinks 4-fold",
-        reference="Radford et al. 2023 §2.2-2.3; book chapter 15",
+        reference="Radford et al. 2023 §2.2-2.3; book chapter 16",
         steps=steps,
     )
 

@@ -302,7 +302,7 @@ cited(
 
 # §10.3: ViT ------------------------------------------------------------------------------------
 
-# home: ch15
+# home: ch16
 cited(
     "000-vit-patches",
     "000 §10.3",
@@ -316,7 +316,7 @@ cited(
     reading=SUPPORTED,
 )
 
-# home: errata (also ch15)
+# home: errata (also ch16)
 stated(
     "000-vit-claims",
     "000 §10.3",
@@ -328,7 +328,7 @@ stated(
     verdict=UNSOURCED,
 )
 
-# home: ch15
+# home: ch16
 cited(
     "000-vit-large-data",
     "000 §10.3",
@@ -339,7 +339,7 @@ cited(
     reading=SUPPORTED,
 )
 
-# home: ch15
+# home: ch16
 stated(
     "000-vit-parallel",
     "000 §10.3",
@@ -352,7 +352,7 @@ stated(
 
 # §10.4: Whisper --------------------------------------------------------------------------------
 
-# home: ch15
+# home: ch16
 cited(
     "000-whisper-architecture",
     "000 §10.4",
@@ -363,7 +363,7 @@ cited(
     reading=SUPPORTED,
 )
 
-# home: errata (also ch15)
+# home: errata (also ch16)
 cited(
     "000-whisper",
     "000 §10.4",
@@ -372,7 +372,7 @@ cited(
     reading=CONTRADICTED,
 )
 
-# home: errata (also ch15)
+# home: errata (also ch16)
 cited(
     "000-whisper-translation",
     "000 §10.4",

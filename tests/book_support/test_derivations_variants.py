@@ -1,4 +1,4 @@
-"""The formulas of chapter 15 (transformer_lib.derivations.variants) agree with the library."""
+"""The formulas of chapters 15 and 16 (book_support.derivations.variants) agree with the library."""
 
 import math
 
@@ -144,11 +144,14 @@ def test_cold_sampling_equals_top_1():
     assert torch.equal(cold, greedy)  # every runner-up keeps at most e^-50 of the mass
 
 
-@pytest.mark.parametrize("name", ["mlm_corruption", "vit_sequence_length", "whisper_stem_length", "sampling_temperature_limits"])
-def test_chapter_14_derivations_are_registered(name):
+@pytest.mark.parametrize(
+    ("name", "chapter"),
+    [("mlm_corruption", 15), ("vit_sequence_length", 16), ("whisper_stem_length", 16), ("sampling_temperature_limits", 15)],
+)
+def test_the_variants_derivations_are_registered_and_name_their_chapter(name, chapter):
     derivation = getattr(bk.derivations, name)()  # built, not checked: test_derivations.py checks it once
     assert name in bk.derivations.DERIVATIONS
-    assert "book chapter 15" in derivation.reference
+    assert f"book chapter {chapter}" in derivation.reference
 
 
 def test_a_wrong_corruption_step_fails():

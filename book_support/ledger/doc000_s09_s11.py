@@ -274,7 +274,8 @@ cited(
     says="GPT suits language-generation tasks such as text generation, machine translation and dialogue",
     cited="Radford et al. 2019, §3 (GPT-2 without fine-tuning: conversational question answering on"
     " CoQA, §3.5; summaries, §3.6; translation at 11.5 BLEU French->English against 33.5 for the"
-    " best unsupervised system, §3.7) and Brown et al. 2020, §3.3"
+    " best unsupervised system, §3.7; dialogue at most as CoQA's conversational reading"
+    " comprehension, §3.5) and Brown et al. 2020, §3.3"
     " (GPT-3: few-shot translation, strongest into English); GPT-1 itself was fine-tuned and"
     " evaluated on understanding tasks only (Radford et al. 2018, §4)",
     reading=SUPPORTED,
@@ -326,9 +327,9 @@ stated(
     "000 §10.3",
     says="ViT suits image classification, object detection and image generation",
     reason="the ViT paper, the document's reference [4], evaluates classification only and names"
-    " detection and segmentation as challenges still open (§5). Later work does apply ViT to"
-    " detection (ViTDet, Li et al. 2022) and to generation (DiT, Peebles and Xie 2023), so the"
-    " claim is not wrong, but the document cites none of it",
+    " detection and segmentation as challenges still open, whose promise it notes (§5). Later"
+    " work does apply ViT to detection (ViTDet, Li et al. 2022) and to generation (DiT, Peebles"
+    " and Xie 2023), so the claim is not wrong, but the document cites none of it",
     verdict=UNSOURCED,
 )
 
@@ -351,8 +352,8 @@ stated(
     reason="the ViT paper, the document's reference [4], does not measure parallelism; the"
     " efficiency it reports is pre-training compute (less for a better accuracy, §4.2, Table 2,"
     " TPUv3-core-days; 2-4x less for the same performance, §4.4), its timings on hardware find"
-    " ViT's speed comparable to similar ResNets (appendix D.5), and a CNN's convolutions run in"
-    " parallel over positions as well",
+    " ViT's speed comparable to similar ResNets and the large ViTs more memory-efficient (appendix"
+    " D.5), and a CNN's convolutions run in parallel over positions as well",
     verdict=UNSOURCED,
 )
 
@@ -385,8 +386,8 @@ cited(
     "000 §10.4",
     says="Whisper's cross-language translation is state of the art",
     cited="Radford et al. 2023, §3.5: a new state of the art on CoVoST 2 X->English, zero-shot"
-    " (without CoVoST 2's training data); Whisper translates into English only, and on the"
-    " best-resourced languages it does not beat earlier systems",
+    " (without CoVoST 2's training data); Whisper translates into English only, and for the"
+    " highest-resource languages it does not improve on average over the best earlier systems",
     reading=SUPPORTED,
 )
 
@@ -460,8 +461,8 @@ cited(
     "000-references",
     "000 references",
     says='[2] cites BERT as "ACL, 2019"; [5] the GPT-2 report is by Radford, Narasimhan, Salimans'
-    " et al.; [6] Whisper's paper is OpenAI's \"Robust Speech Recognition via Large-Scale"
-    ' Supervised Training"',
+    " et al.; [6] Whisper's paper is OpenAI's \"Whisper: Robust Speech Recognition via"
+    ' Large-Scale Supervised Training"',
     cited="BERT appeared at NAACL-HLT 2019 (Devlin et al. 2019), whose proceedings the ACL"
     " publishes, so 'ACL' may name the publisher rather than the venue; the errors are the other"
     " two: the GPT-2 report is by Radford, Wu, Child, Luan, Amodei and Sutskever (Radford et al."
